@@ -1,0 +1,81 @@
+// Hardware catalog: GPUs, link types and NICs with their datasheet figures. The data lives in
+// topologies/catalog/*.json (embedded); every number there carries a "source" field.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace topoplan {
+
+// What a link physically is. Maps to NCCL's link types NVL, PCI, C2C, SYS and NET.
+enum class LinkKind { NVLink, PCIe, C2C, CpuLink, Network };
+std::string_view to_string(LinkKind kind);
+
+struct GpuSpec {
+  std::string name;            // catalog key, e.g. "H20"
+  std::string vendor_name;     // e.g. "NVIDIA H20 96GB"
+  int sm_version = 0;          // compute capability × 10 (80 Ampere, 89 Ada, 90 Hopper, 100 Blackwell)
+  double memory_bytes = 0;     // HBM/GDDR capacity (GB = 1e9 unless the datasheet says GiB)
+  double hbm_GBps = 0;         // peak memory bandwidth
+  double bf16_TFLOPS = 0;      // dense peak, no sparsity
+  double fp16_TFLOPS = 0;      // dense peak (fp32 accumulate)
+  double fp8_TFLOPS = 0;       // 0 when the GPU has no FP8 tensor cores
+  double int8_TOPS = 0;
+  double fp4_TFLOPS = 0;       // 0 when unsupported
+  std::string nvlink_type;     // catalog link type of one NVLink ("nvlink4"), empty when none
+  int nvlink_count = 0;        // NVLinks per GPU
+  double nvlink_GBps = 0;      // total NVLink bandwidth per direction per GPU
+  std::string pcie_type;       // catalog link type per lane ("pcie5")
+  int pcie_lanes = 16;
+  double power_W = 0;
+  std::string source;          // where the figures come from
+};
+
+struct LinkSpec {
+  std::string name;            // catalog key, e.g. "nvlink4", "pcie5", "ib-ndr400", "upi"
+  LinkKind kind = LinkKind::PCIe;
+  double GBps = 0;             // nominal per direction for ONE unit (one NVLink, one PCIe lane, one port)
+  double efficiency = 1.0;     // achieved fraction of GBps for bulk transfers (1.0 when no source gives one)
+  double latency_us = 0;       // one traversal of this link (including the switch behind it where stated)
+  std::string source;
+};
+
+struct NicSpec {
+  std::string name;            // "ConnectX-7"
+  double GBps = 0;             // line rate per direction (400 Gb/s → 50 GB/s)
+  std::string port_link;       // catalog link type of its network port ("ib-ndr400")
+  std::string pcie_type;       // host interface ("pcie5")
+  int pcie_lanes = 16;
+  std::string source;
+};
+
+// The built-in catalog, parsed once from the embedded topologies/catalog/*.json.
+class Catalog {
+ public:
+  static const Catalog& builtin();
+
+  // Lookups throw UnknownNameError with "did you mean" suggestions on a miss.
+  const GpuSpec& gpu(const std::string& name) const;
+  const LinkSpec& link(const std::string& name) const;
+  const NicSpec& nic(const std::string& name) const;
+  const GpuSpec* find_gpu(const std::string& name) const;  // nullptr on a miss
+  const LinkSpec* find_link(const std::string& name) const;
+  const NicSpec* find_nic(const std::string& name) const;
+
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+  const std::vector<LinkSpec>& links() const { return links_; }
+  const std::vector<NicSpec>& nics() const { return nics_; }
+
+  // Builds a catalog from JSON texts (used by builtin() and by tests). Throws InputError naming
+  // `source` and the JSON pointer of a bad field.
+  static Catalog parse(const std::string& gpus_json, const std::string& links_json,
+                       const std::string& nics_json, const std::string& source);
+
+ private:
+  std::vector<GpuSpec> gpus_;
+  std::vector<LinkSpec> links_;
+  std::vector<NicSpec> nics_;
+};
+
+}  // namespace topoplan

@@ -1,0 +1,67 @@
+// Paths between devices, classified the way NCCL does (src/graph/paths.cc): the class of a path
+// is its worst hop, its bandwidth the narrowest hop, its latency the sum of hop latencies.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "topoplan/topology.hpp"
+
+namespace topoplan {
+
+// Lower is closer/better; order and names follow NCCL's path types (graph.h).
+enum class PathClass { LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, NET, DIS };
+std::string_view to_string(PathClass c);
+
+struct Path {
+  int src = -1, dst = -1;           // device indices
+  std::vector<DirLink> hops;        // directed links in order, src → dst
+  PathClass cls = PathClass::DIS;   // DIS when unreachable (hops empty)
+  double bw_GBps = 0;               // bottleneck (minimum nominal bw over hops)
+  double latency_us = 0;            // sum of hop latencies
+};
+
+// Routes on one Topology (which must outlive it). Paths are computed on demand and cached.
+// Inside a server: best path by NCCL's rule (class, then bandwidth, then hops). Between servers
+// of a generated cluster: structural (GPU → its NIC → fabric up to the lowest common switch →
+// NIC → GPU), so routing scales to 100k GPUs without all-pairs search.
+class Router {
+ public:
+  explicit Router(const Topology& topology);
+  ~Router();
+  Router(Router&&) noexcept;
+  Router& operator=(Router&&) noexcept;
+
+  const Topology& topology() const;
+
+  // Path between two devices (usually GPUs). Never throws for valid indices; cls == DIS when
+  // unreachable.
+  const Path& path(int src, int dst) const;
+
+  // The NIC a GPU uses for network traffic (NCCL: closest NIC by path class then bandwidth;
+  // ties broken rail-aligned by local index). -1 when its server has no NIC.
+  int nic_of_gpu(int gpu) const;
+
+  // Bandwidth (GB/s per direction) from a GPU into its NVLink domain (sum of its NVLinks; 0 if
+  // none) and to the network (its NIC's rate bounded by the GPU↔NIC path).
+  double nvlink_domain_GBps(int gpu) const;
+  double network_GBps(int gpu) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The GPU×GPU matrix like `nvidia-smi topo -m` (class, GB/s, µs per pair), rows in gpus() order.
+struct PathMatrix {
+  std::vector<int> gpus;
+  std::vector<std::vector<const Path*>> cells;  // cells[i][j], nullptr on the diagonal
+};
+PathMatrix gpu_path_matrix(const Router& router, const std::vector<int>& gpus);
+
+// Bisection bandwidth (GB/s per direction) over the GPUs: the minimum over balanced halves,
+// computed as a max-flow/min-cut for small graphs and structurally for generated clusters.
+double bisection_GBps(const Router& router);
+
+}  // namespace topoplan

@@ -1,0 +1,32 @@
+// topoplan: plan model sharding and placement on multi-GPU systems.
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "topoplan/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"topoplan: plan how a large model is sharded and placed on multi-GPU systems"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "topoplan 0.1.0");
+  topoplan::cli::Action action;
+  topoplan::cli::add_plan_command(app, action);
+  topoplan::cli::add_topo_command(app, action);
+  topoplan::cli::add_collective_command(app, action);
+  topoplan::cli::add_model_command(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);  // prints help or the parse error
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    return action ? action() : 0;
+  } catch (const topoplan::Error& e) {
+    std::cerr << "topoplan: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "topoplan: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,73 @@
+#include "topoplan/error.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace topoplan {
+namespace {
+std::string compose(const std::string& source, const std::string& location, const std::string& what) {
+  std::string msg = source;
+  if (!location.empty()) msg += (msg.empty() ? "" : ": ") + location;
+  if (!msg.empty()) msg += ": ";
+  return msg + what;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      std::size_t cost = std::tolower(a[i - 1]) == std::tolower(b[j - 1]) ? 0 : 1;
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string suggestion_text(const std::string& kind, const std::string& name,
+                            const std::vector<std::string>& known) {
+  std::string msg = "unknown " + kind + " '" + name + "'";
+  auto close = closest_names(name, known);
+  if (!close.empty()) {
+    msg += "; did you mean ";
+    for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? ", '" : "'") + close[i] + "'";
+    msg += "?";
+  } else if (!known.empty()) {
+    msg += "; known: ";
+    for (std::size_t i = 0; i < known.size(); ++i) msg += (i ? ", " : "") + known[i];
+  }
+  return msg;
+}
+}  // namespace
+
+InputError::InputError(const std::string& source, const std::string& location, const std::string& what)
+    : Error(compose(source, location, what), 2), source_(source), location_(location), detail_(what) {}
+
+InputError::InputError(const std::string& what) : Error(what, 2), detail_(what) {}
+
+UnknownNameError::UnknownNameError(const std::string& kind, const std::string& name,
+                                   const std::vector<std::string>& known)
+    : InputError(suggestion_text(kind, name, known)) {}
+
+std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& known,
+                                       std::size_t max) {
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  for (const auto& k : known) {
+    std::size_t d = edit_distance(name, k);
+    // Substring matches ("h20" in "hgx-h20-8") count as close even when the edit distance is large.
+    bool contains = !name.empty() && (k.find(name) != std::string::npos || name.find(k) != std::string::npos);
+    if (contains) d = std::min<std::size_t>(d, 1);
+    if (d <= std::max<std::size_t>(2, name.size() / 3)) scored.emplace_back(d, k);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < max; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,131 @@
+#include "topoplan/units.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "topoplan/error.hpp"
+
+namespace topoplan {
+namespace {
+
+struct NumberAndSuffix {
+  double value;
+  std::string suffix;  // lower-cased, spaces removed
+};
+
+NumberAndSuffix split(std::string_view text, std::string_view what) {
+  std::string s;
+  for (char c : text) {
+    if (!std::isspace(static_cast<unsigned char>(c))) s += c;
+  }
+  std::size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &pos);
+  } catch (const std::exception&) {
+    throw InputError(std::string(what), "", "expected a number with an optional unit, got '" + std::string(text) + "'");
+  }
+  if (!std::isfinite(v) || v < 0) {
+    throw InputError(std::string(what), "", "expected a non-negative value, got '" + std::string(text) + "'");
+  }
+  std::string suf = s.substr(pos);
+  for (auto& c : suf) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return {v, suf};
+}
+
+[[noreturn]] void bad_unit(std::string_view what, std::string_view text, const char* expected) {
+  throw InputError(std::string(what), "", "unknown unit in '" + std::string(text) + "' (expected " + expected + ")");
+}
+
+}  // namespace
+
+double parse_bytes(std::string_view text, std::string_view what) {
+  auto [v, suf] = split(text, what);
+  static const struct {
+    const char* s;
+    double m;
+  } table[] = {{"", 1},          {"b", 1},          {"k", kKiB},       {"m", kMiB},        {"g", kGiB},
+               {"t", kTiB},      {"kib", kKiB},     {"mib", kMiB},     {"gib", kGiB},      {"tib", kTiB},
+               {"kb", kKB},      {"mb", kMB},       {"gb", kGB},       {"tb", kTB},        {"ki", kKiB},
+               {"mi", kMiB},     {"gi", kGiB},      {"ti", kTiB}};
+  for (const auto& e : table) {
+    if (suf == e.s) return v * e.m;
+  }
+  bad_unit(what, text, "B, K/M/G/T (binary), KiB/MiB/GiB/TiB or KB/MB/GB/TB");
+}
+
+double parse_bandwidth_GBps(std::string_view text, std::string_view what) {
+  auto [v, suf] = split(text, what);
+  static const struct {
+    const char* s;
+    double m;  // multiplier to GB/s
+  } table[] = {{"", 1},           {"gb/s", 1},         {"gbps", 1},        {"gbyte/s", 1},
+               {"tb/s", 1e3},     {"tbps", 1e3},       {"mb/s", 1e-3},     {"mbps", 1e-3},
+               {"gbit/s", 0.125}, {"gbits/s", 0.125},  {"gbit", 0.125},    {"tbit/s", 125}};
+  // "Gbps" (lower-case b) conventionally means gigabits; "GBps" gigabytes. We lost case above, so
+  // check the raw text for a lower-case 'b' directly after G/T/M.
+  std::string raw(text);
+  auto bits_at = raw.find("bps");
+  if (bits_at != std::string::npos && bits_at > 0) {
+    char p = raw[bits_at - 1];
+    if (p == 'G') return v * 0.125;
+    if (p == 'T') return v * 125;
+    if (p == 'M') return v * 0.000125;
+  }
+  for (const auto& e : table) {
+    if (suf == e.s) return v * e.m;
+  }
+  bad_unit(what, text, "GB/s, GBps, TB/s or Gbps (bits)");
+}
+
+double parse_time_us(std::string_view text, std::string_view what) {
+  auto [v, suf] = split(text, what);
+  if (suf.empty() || suf == "us" || suf == "µs") return v;
+  if (suf == "ns") return v * 1e-3;
+  if (suf == "ms") return v * 1e3;
+  if (suf == "s") return v * 1e6;
+  bad_unit(what, text, "ns, us, ms or s");
+}
+
+namespace {
+std::string format_scaled(double v, const char* const* names, double base, int n) {
+  int i = 0;
+  while (i + 1 < n && std::fabs(v) >= base) {
+    v /= base;
+    ++i;
+  }
+  char buf[64];
+  if (i == 0 || std::fabs(v - std::round(v)) < 1e-9) {
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, names[i]);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g %s", v, names[i]);
+  }
+  return buf;
+}
+}  // namespace
+
+std::string format_bytes_binary(double bytes) {
+  static const char* const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  return format_scaled(bytes, names, 1024.0, 5);
+}
+
+std::string format_bytes_decimal(double bytes) {
+  static const char* const names[] = {"B", "KB", "MB", "GB", "TB"};
+  return format_scaled(bytes, names, 1000.0, 5);
+}
+
+std::string format_time_us(double us) {
+  char buf[64];
+  if (us < 1e3) {
+    std::snprintf(buf, sizeof buf, "%.3g us", us);
+  } else if (us < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.4g ms", us / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g s", us / 1e6);
+  }
+  return buf;
+}
+
+}  // namespace topoplan

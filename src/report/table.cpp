@@ -1,0 +1,51 @@
+#include "report/table.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace topoplan::report {
+
+Table::Table(std::vector<std::string> headers, std::vector<Align> align)
+    : headers_(std::move(headers)), align_(std::move(align)) {
+  if (align_.empty() && !headers_.empty()) align_.push_back(Align::Left);
+  align_.resize(headers_.size(), Align::Right);
+}
+
+void Table::add_row(std::vector<std::string> cells) {
+  cells.resize(headers_.size());
+  rows_.push_back(std::move(cells));
+}
+
+void Table::print(std::ostream& os, const std::string& indent) const {
+  std::vector<std::size_t> width(headers_.size());
+  for (std::size_t c = 0; c < headers_.size(); ++c) {
+    width[c] = headers_[c].size();
+    for (const auto& r : rows_) width[c] = std::max(width[c], r[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    os << indent;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      std::string pad(width[c] - cells[c].size(), ' ');
+      if (c) os << "  ";
+      if (align_[c] == Align::Right) {
+        os << pad << cells[c];
+      } else {
+        os << cells[c] << (c + 1 < cells.size() ? pad : "");
+      }
+    }
+    os << "\n";
+  };
+  line(headers_);
+  std::vector<std::string> rule;
+  for (auto w : width) rule.emplace_back(w, '-');
+  line(rule);
+  for (const auto& r : rows_) line(r);
+}
+
+std::string fmt(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+}  // namespace topoplan::report

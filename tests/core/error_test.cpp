@@ -1,0 +1,27 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "topoplan/error.hpp"
+
+using namespace topoplan;
+
+TEST_CASE("InputError names file and pointer, exits 2") {
+  InputError e("topo.json", "/links/3/type", "unknown link type 'nvlink9'");
+  CHECK(std::string(e.what()) == "topo.json: /links/3/type: unknown link type 'nvlink9'");
+  CHECK(e.exit_code() == 2);
+}
+
+TEST_CASE("UnknownNameError suggests close names") {
+  UnknownNameError e("topology", "hgx-h20", {"hgx-h20-8", "hgx-h100-8", "dgx-a100-8"});
+  std::string msg = e.what();
+  CHECK(msg.find("did you mean 'hgx-h20-8'") != std::string::npos);
+  CHECK(e.exit_code() == 2);
+}
+
+TEST_CASE("closest_names ignores far names") {
+  CHECK(closest_names("zzzzzz", {"llama-3-8b", "deepseek-r1"}).empty());
+  auto c = closest_names("deepseek-r2", {"llama-3-8b", "deepseek-r1", "deepseek-v3"});
+  REQUIRE(!c.empty());
+  CHECK(c[0] == "deepseek-r1");
+}

@@ -1,0 +1,44 @@
+#include <doctest/doctest.h>
+
+#include "topoplan/error.hpp"
+#include "topoplan/units.hpp"
+
+using namespace topoplan;
+
+TEST_CASE("parse_bytes: binary and decimal suffixes") {
+  CHECK(parse_bytes("4096") == 4096.0);
+  CHECK(parse_bytes("512MiB") == 512.0 * 1024 * 1024);
+  CHECK(parse_bytes("8G") == 8.0 * 1024 * 1024 * 1024);  // nccl-tests convention
+  CHECK(parse_bytes("1.5GB") == 1.5e9);
+  CHECK(parse_bytes("96 GiB") == 96.0 * kGiB);
+  CHECK(parse_bytes("64k") == 65536.0);
+  CHECK_THROWS_AS(parse_bytes("12 parsecs"), InputError);
+  CHECK_THROWS_AS(parse_bytes("abc"), InputError);
+  CHECK_THROWS_AS(parse_bytes("-5"), InputError);
+}
+
+TEST_CASE("parse_bandwidth_GBps: bytes vs bits") {
+  CHECK(parse_bandwidth_GBps("450GB/s") == 450.0);
+  CHECK(parse_bandwidth_GBps("400Gbps") == doctest::Approx(50.0));
+  CHECK(parse_bandwidth_GBps("50GBps") == 50.0);
+  CHECK(parse_bandwidth_GBps("4TB/s") == 4000.0);
+  CHECK(parse_bandwidth_GBps("24") == 24.0);
+  CHECK_THROWS_AS(parse_bandwidth_GBps("24 furlongs"), InputError);
+}
+
+TEST_CASE("parse_time_us") {
+  CHECK(parse_time_us("5us") == 5.0);
+  CHECK(parse_time_us("1.2ms") == doctest::Approx(1200.0));
+  CHECK(parse_time_us("300ns") == doctest::Approx(0.3));
+}
+
+TEST_CASE("transfer_us and achieved_GBps are inverse") {
+  CHECK(transfer_us(1e9, 100.0) == doctest::Approx(1e4));  // 1 GB at 100 GB/s = 10 ms
+  CHECK(achieved_GBps(1e9, transfer_us(1e9, 123.0)) == doctest::Approx(123.0));
+}
+
+TEST_CASE("format helpers") {
+  CHECK(format_bytes_binary(512.0 * kMiB) == "512 MiB");
+  CHECK(format_bytes_decimal(1.5e9) == "1.5 GB");
+  CHECK(format_time_us(18.25) == "18.2 us");
+}
