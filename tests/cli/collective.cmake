@@ -1,0 +1,1 @@
+# CLI tests of `topoplan collective` (owned by that command's module).

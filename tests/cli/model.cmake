@@ -1,0 +1,1 @@
+# CLI tests of `topoplan model` (owned by that command's module).

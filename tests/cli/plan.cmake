@@ -1,0 +1,1 @@
+# CLI tests of `topoplan plan` (owned by that command's module).

@@ -1,0 +1,1 @@
+# CLI tests of `topoplan roofline` (owned by that command's module).

@@ -1,0 +1,1 @@
+# CLI tests of `topoplan topo` (owned by that command's module).
