@@ -1,0 +1,157 @@
+// Collective communication cost model on the topology graph (what NCCL would achieve).
+//
+// An algorithm (ring, double binary tree, NVLS, NVLSTree, CollNet, direct) turns a collective on
+// a group of GPUs into concurrent flows (src device → dst device, bytes per byte of message).
+// Each flow is routed with Router::path; loads are summed per directed link (DirLink); the
+// transfer time is max over links of load ÷ (bw × link efficiency × protocol factor), and the
+// latency follows NCCL's tuning model (tuning.cc constants, topologies/tuning/nccl.json).
+// Sizes follow nccl-tests: all-gather / reduce-scatter / all-to-all size = the whole buffer.
+// busbw = algbw × busbw_factor(op, n) (nccl-tests PERFORMANCE.md).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topoplan/route.hpp"
+
+namespace topoplan {
+
+enum class CollOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+enum class Algorithm { Auto, Ring, Tree, Nvls, NvlsTree, CollNet, Direct };
+enum class Protocol { Auto, LL, LL128, Simple };
+
+std::string_view to_string(CollOp op);          // "all-reduce", "all-gather", ...
+std::string_view to_string(Algorithm a);        // "auto", "ring", "tree", "nvls", "nvlstree", "collnet", "direct"
+std::string_view to_string(Protocol p);         // "auto", "LL", "LL128", "Simple"
+// Parsers accept the names above, underscores, and NCCL spellings ("allreduce", "all_reduce",
+// "ll128"); case-insensitive. Throw UnknownNameError on anything else.
+CollOp parse_coll_op(std::string_view text);
+Algorithm parse_algorithm(std::string_view text);
+Protocol parse_protocol(std::string_view text);
+
+// nccl-tests bus-bandwidth factor: 2(n−1)/n all-reduce; (n−1)/n all-gather, reduce-scatter,
+// all-to-all; 1 broadcast, reduce, send/recv. n = ranks (n ≤ 1 gives 0 except factor-1 ops).
+double busbw_factor(CollOp op, int ranks);
+
+// NCCL tuning constants (topologies/tuning/nccl.json; values of NCCL 2.30.7 tuning.cc).
+// Indices: algorithm [tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree], protocol
+// [LL, LL128, Simple], hardware class [nvlink, pci, net], arch [volta, ampere, hopper, blackwell],
+// node scale [1 node, 2 nodes, >2 nodes].
+struct NcclTuning {
+  std::string source;
+  std::string nccl_version;
+  double base_latency_us[6][3] = {};
+  double hw_latency_us[3][6][3] = {};
+  double ll_max_GBps[4][3] = {};
+  double per_ch_max_ring_ll128_GBps[4][3] = {};
+  double per_ch_max_tree_GBps[4][3] = {};
+  double nvls_efficiency[4] = {};
+  double ll_bw_factor = 0.5;        // Ring LL: half the bus bandwidth (flags in every 8 bytes)
+  double ll128_bw_factor = 0.92;    // LL128: 120 of 128 bytes carry data, ≈ 0.92 achieved
+  double tree_ll_divisor = 3.8;
+  double simple_bw_factor = 1.0;    // Simple protocol overhead on top of link efficiency
+  double net_overhead_us = 1.0;     // NCCL_NET_OVERHEAD default on Intel / other CPUs
+  double ring_plateau_factor = 1.4; // Ring Simple multi-node latency × 1.4 (× 1.9 below sm80)
+  double p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOLD: p2p uses LL up to this size
+  double nvls_min_sm = 90;
+
+  static const NcclTuning& builtin();  // parsed once from the embedded JSON
+  // Throws InputError naming `source` and the JSON pointer of a bad field.
+  static NcclTuning parse(const std::string& json_text, const std::string& source);
+};
+
+struct CollectiveOptions {
+  Algorithm algorithm = Algorithm::Auto;  // force one (error if it cannot run this op/group)
+  Protocol protocol = Protocol::Auto;     // force one
+  bool allow_nvls = true;                 // --no-nvls (NCCL_NVLS_ENABLE=0)
+  bool fabric_has_sharp = false;          // enables CollNet (IB SHARP); off unless the fabric says so
+  int root = 0;                           // broadcast / reduce root, as an index into the group
+  double element_bytes = 4;               // for the "count" column only
+};
+
+// The most loaded directed link of the chosen algorithm.
+struct BottleneckLink {
+  DirLink dirlink = -1;        // -1 when the time is pure latency (one rank, zero bytes)
+  std::string from, to;        // device ids
+  std::string type;            // catalog link type ("nvlink4", "ib-ndr400")
+  LinkKind kind = LinkKind::NVLink;
+  double load_bytes = 0;       // bytes crossing it for this collective (all concurrent groups)
+  double achieved_GBps = 0;    // bw × efficiency × protocol factor
+  double utilisation = 0;      // busy time on this link ÷ collective time (0..1)
+};
+
+struct CollectiveCost {
+  CollOp op = CollOp::AllReduce;
+  double size_bytes = 0;
+  int ranks = 0;
+  double time_us = 0;
+  double latency_us = 0;       // the latency part of time_us
+  double algbw_GBps = 0;       // size ÷ time
+  double busbw_GBps = 0;       // algbw × busbw_factor
+  Algorithm algorithm = Algorithm::Ring;
+  Protocol protocol = Protocol::Simple;
+  int channels = 1;
+  BottleneckLink bottleneck;
+};
+
+// A ragged all-to-all (MoE dispatch/combine): bytes[i][j] sent from group rank i to rank j.
+using TrafficMatrix = std::vector<std::vector<double>>;
+
+// Expected dispatch bytes between EP ranks for top-k routing: each rank holds `tokens` tokens of
+// `token_bytes`; each token goes to k distinct experts; `expert_share[r]` is the fraction of
+// routed tokens that land on rank r (empty = uniform). A token routed to its own rank moves no
+// bytes. Combine is the transpose.
+TrafficMatrix moe_dispatch_matrix(int ranks, double tokens, double token_bytes, int top_k,
+                                  const std::vector<double>& expert_share = {});
+
+// Prices collectives on one topology. Routes and link-load patterns are cached per (op class,
+// algorithm, group), so repeated calls at other sizes cost O(algorithms × protocols).
+// Not thread-safe (the caches are mutable); use one model per thread.
+class CollectiveModel {
+ public:
+  explicit CollectiveModel(const Router& router, const NcclTuning& tuning = NcclTuning::builtin());
+  ~CollectiveModel();
+  CollectiveModel(CollectiveModel&&) noexcept;
+  CollectiveModel& operator=(CollectiveModel&&) noexcept;
+
+  // One group (GPU device indices in rank order). Throws InputError for an empty group, a
+  // non-GPU device, a forced algorithm/protocol that cannot run, or unreachable ranks.
+  CollectiveCost cost(CollOp op, const std::vector<int>& gpus, double size_bytes,
+                      const CollectiveOptions& options = {}) const;
+
+  // Several groups running the same collective at the same time (e.g. 8 TP groups, or 8 DP rings
+  // sharing NICs and spines); their flows load the same links. Returns one cost per group: each
+  // group's time is its own latency plus the transfer time of the most loaded link it uses.
+  std::vector<CollectiveCost> cost_concurrent(CollOp op, const std::vector<std::vector<int>>& groups,
+                                              double size_bytes,
+                                              const CollectiveOptions& options = {}) const;
+
+  // Ragged all-to-all; size_bytes of the result = max per-rank send or receive (nccl-tests
+  // alltoallv convention).
+  CollectiveCost all_to_all(const std::vector<int>& gpus, const TrafficMatrix& bytes,
+                            const CollectiveOptions& options = {}) const;
+
+  // Point-to-point (pipeline stage boundary).
+  CollectiveCost send_recv(int src_gpu, int dst_gpu, double bytes,
+                           const CollectiveOptions& options = {}) const;
+
+  // The reference engine: no caches, flows routed and summed every call. Same answers as cost().
+  CollectiveCost cost_uncached(CollOp op, const std::vector<int>& gpus, double size_bytes,
+                               const CollectiveOptions& options = {}) const;
+
+  const Router& router() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Closed form for a ring on a group where every rank's ring hop has the same achieved bandwidth
+// B (GB/s) and per-step latency alpha (µs): T = steps(op,n)·S/(n·B) + steps·alpha, steps =
+// 2(n−1) for all-reduce, n−1 for all-gather/reduce-scatter. Used by the fast path and tests.
+double ring_closed_form_us(CollOp op, int ranks, double size_bytes, double bw_GBps, double alpha_us);
+
+}  // namespace topoplan
