@@ -1,0 +1,174 @@
+// Hardware catalog: parsed once from the embedded topologies/catalog/{gpus,links,nics}.json.
+#include <nlohmann/json.hpp>
+
+#include "hw/json_fields.hpp"
+#include "topoplan/embedded.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/hardware.hpp"
+#include "topoplan/units.hpp"
+
+namespace topoplan {
+namespace {
+
+using nlohmann::json;
+
+LinkKind parse_kind(const detail::Fields& f, const std::string& key) {
+  const std::string text = f.str(key);
+  if (text == "nvlink") return LinkKind::NVLink;
+  if (text == "pcie") return LinkKind::PCIe;
+  if (text == "c2c") return LinkKind::C2C;
+  if (text == "cpu-link") return LinkKind::CpuLink;
+  if (text == "network") return LinkKind::Network;
+  throw InputError(f.source, f.pointer + "/" + key,
+                   "unknown link kind '" + text + "' (nvlink, pcie, c2c, cpu-link, network)");
+}
+
+GpuSpec parse_gpu(const detail::Fields& f) {
+  GpuSpec g;
+  g.name = f.str("name");
+  g.vendor_name = f.str("vendor_name");
+  g.sm_version = f.integer("sm_version", 1);
+  // Capacity in decimal GB ("memory_GB") or binary GiB ("memory_GiB"), as the datasheet states it.
+  if (f.has("memory_GiB")) {
+    g.memory_bytes = f.number("memory_GiB", 0, true) * kGiB;
+  } else {
+    g.memory_bytes = f.number("memory_GB", 0, true) * kGB;
+  }
+  g.hbm_GBps = f.number("hbm_GBps", 0, true);
+  g.bf16_TFLOPS = f.number("bf16_TFLOPS", 0, true);
+  g.fp16_TFLOPS = f.number("fp16_TFLOPS", 0, true);
+  g.fp8_TFLOPS = f.number("fp8_TFLOPS", 0, false);
+  g.int8_TOPS = f.number("int8_TOPS", 0, false);
+  g.fp4_TFLOPS = f.number("fp4_TFLOPS", 0, false);
+  g.nvlink_type = f.str_or("nvlink_type", "");
+  g.nvlink_count = f.has("nvlink_count") ? f.integer("nvlink_count", 0) : 0;
+  g.nvlink_GBps = f.has("nvlink_GBps") ? f.number("nvlink_GBps", 0, false) : 0;
+  g.pcie_type = f.str("pcie_type");
+  g.pcie_lanes = f.integer("pcie_lanes", 1);
+  g.power_W = f.number("power_W", 0, true);
+  g.source = f.str("source");
+  return g;
+}
+
+LinkSpec parse_link(const detail::Fields& f) {
+  LinkSpec l;
+  l.name = f.str("name");
+  l.kind = parse_kind(f, "kind");
+  l.GBps = f.number("GBps", 0, true);
+  l.efficiency = f.has("efficiency") ? f.number("efficiency", 0, true) : 1.0;
+  if (l.efficiency > 1.0) throw InputError(f.source, f.pointer + "/efficiency", "must be <= 1");
+  l.latency_us = f.number("latency_us", 0, false);
+  l.source = f.str("source");
+  return l;
+}
+
+NicSpec parse_nic(const detail::Fields& f) {
+  NicSpec n;
+  n.name = f.str("name");
+  n.GBps = f.number("GBps", 0, true);
+  n.port_link = f.str("port_link");
+  n.pcie_type = f.str("pcie_type");
+  n.pcie_lanes = f.integer("pcie_lanes", 1);
+  n.source = f.str("source");
+  return n;
+}
+
+// Parses `{"<key>": [ {...}, ... ]}` with `parse_one` per entry; names must be unique.
+template <class Spec, class Fn>
+std::vector<Spec> parse_list(const std::string& text, const std::string& file, const char* key,
+                             Fn parse_one) {
+  const json doc = detail::parse_json_text(text, file);
+  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
+    throw InputError(file, "", std::string("expected an object with an array '") + key + "'");
+  }
+  std::vector<Spec> out;
+  const json& arr = doc[key];
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const std::string ptr = std::string("/") + key + "/" + std::to_string(i);
+    Spec s = parse_one(detail::Fields(arr[i], file, ptr));
+    for (const Spec& prev : out) {
+      if (prev.name == s.name) throw InputError(file, ptr + "/name", "duplicate name '" + s.name + "'");
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+template <class Spec>
+std::vector<std::string> names_of(const std::vector<Spec>& specs) {
+  std::vector<std::string> names;
+  for (const Spec& s : specs) names.push_back(s.name);
+  return names;
+}
+
+template <class Spec>
+const Spec* find_in(const std::vector<Spec>& specs, const std::string& name) {
+  for (const Spec& s : specs) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+void check_link_ref(const std::vector<LinkSpec>& links, const std::string& name,
+                    const std::string& file, const std::string& ptr) {
+  if (name.empty() || find_in(links, name)) return;
+  throw InputError(file, ptr, UnknownNameError("link type", name, names_of(links)).what());
+}
+
+}  // namespace
+
+Catalog Catalog::parse(const std::string& gpus_json, const std::string& links_json,
+                       const std::string& nics_json, const std::string& source) {
+  const std::string gfile = source + "/gpus.json", lfile = source + "/links.json",
+                    nfile = source + "/nics.json";
+  Catalog c;
+  c.links_ = parse_list<LinkSpec>(links_json, lfile, "links", parse_link);
+  c.gpus_ = parse_list<GpuSpec>(gpus_json, gfile, "gpus", parse_gpu);
+  c.nics_ = parse_list<NicSpec>(nics_json, nfile, "nics", parse_nic);
+  // Cross references must resolve, so that a server file never meets a dangling catalog name.
+  for (std::size_t i = 0; i < c.gpus_.size(); ++i) {
+    const std::string ptr = "/gpus/" + std::to_string(i);
+    check_link_ref(c.links_, c.gpus_[i].nvlink_type, gfile, ptr + "/nvlink_type");
+    check_link_ref(c.links_, c.gpus_[i].pcie_type, gfile, ptr + "/pcie_type");
+  }
+  for (std::size_t i = 0; i < c.nics_.size(); ++i) {
+    const std::string ptr = "/nics/" + std::to_string(i);
+    check_link_ref(c.links_, c.nics_[i].port_link, nfile, ptr + "/port_link");
+    check_link_ref(c.links_, c.nics_[i].pcie_type, nfile, ptr + "/pcie_type");
+  }
+  return c;
+}
+
+const Catalog& Catalog::builtin() {
+  static const Catalog catalog = [] {
+    auto text = [](const char* path) {
+      auto t = embedded_file(path);
+      if (!t) throw InternalError(std::string("embedded file missing: ") + path);
+      return std::string(*t);
+    };
+    return parse(text("topologies/catalog/gpus.json"), text("topologies/catalog/links.json"),
+                 text("topologies/catalog/nics.json"), "builtin:catalog");
+  }();
+  return catalog;
+}
+
+const GpuSpec* Catalog::find_gpu(const std::string& name) const { return find_in(gpus_, name); }
+const LinkSpec* Catalog::find_link(const std::string& name) const { return find_in(links_, name); }
+const NicSpec* Catalog::find_nic(const std::string& name) const { return find_in(nics_, name); }
+
+const GpuSpec& Catalog::gpu(const std::string& name) const {
+  if (const GpuSpec* g = find_gpu(name)) return *g;
+  throw UnknownNameError("GPU model", name, names_of(gpus_));
+}
+
+const LinkSpec& Catalog::link(const std::string& name) const {
+  if (const LinkSpec* l = find_link(name)) return *l;
+  throw UnknownNameError("link type", name, names_of(links_));
+}
+
+const NicSpec& Catalog::nic(const std::string& name) const {
+  if (const NicSpec* n = find_nic(name)) return *n;
+  throw UnknownNameError("NIC model", name, names_of(nics_));
+}
+
+}  // namespace topoplan

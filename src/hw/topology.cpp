@@ -1,0 +1,154 @@
+// Topology: Boost.Graph adjacency_list behind a pimpl, plus caches that routing and the collective
+// models hit in their inner loops (per-vertex adjacency vectors, GPU rank order, id hash map).
+#include "topoplan/topology.hpp"
+
+#include <algorithm>
+#include "hw/topology_impl.hpp"
+#include "topoplan/error.hpp"
+
+namespace topoplan {
+
+std::string_view to_string(DeviceType type) {
+  switch (type) {
+    case DeviceType::Gpu: return "gpu";
+    case DeviceType::NvSwitch: return "nvswitch";
+    case DeviceType::PcieSwitch: return "pcie-switch";
+    case DeviceType::Cpu: return "cpu";
+    case DeviceType::Nic: return "nic";
+    case DeviceType::NetSwitch: return "net-switch";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(LinkKind kind) {
+  switch (kind) {
+    case LinkKind::NVLink: return "nvlink";
+    case LinkKind::PCIe: return "pcie";
+    case LinkKind::C2C: return "c2c";
+    case LinkKind::CpuLink: return "cpu-link";
+    case LinkKind::Network: return "network";
+  }
+  return "unknown";
+}
+
+using detail::Graph;
+using detail::EdgeProps;
+
+Topology::Topology() : impl_(std::make_unique<Impl>()) {}
+Topology::~Topology() = default;
+Topology::Topology(Topology&&) noexcept = default;
+Topology& Topology::operator=(Topology&&) noexcept = default;
+Topology::Topology(const Topology& other)
+    : name(other.name),
+      description(other.description),
+      fabric(other.fabric),
+      impl_(std::make_unique<Impl>(*other.impl_)) {}
+Topology& Topology::operator=(const Topology& other) {
+  if (this != &other) {
+    Topology copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+int Topology::add_device(Device d) {
+  if (d.id.empty()) throw InternalError("device with an empty id");
+  auto [it, inserted] = impl_->by_id.emplace(d.id, static_cast<int>(device_count()));
+  if (!inserted) throw InternalError("duplicate device id '" + d.id + "'");
+  const int index = it->second;
+  const DeviceType type = d.type;
+  const int node = d.node;
+  boost::add_vertex(std::move(d), impl_->graph);
+  impl_->adjacency.emplace_back();
+  impl_->max_node = std::max(impl_->max_node, node);
+  if (type == DeviceType::Gpu) {
+    impl_->insert_gpu(index);
+    impl_->add_to_node(impl_->node_gpus, node, index);
+  } else if (type == DeviceType::Nic) {
+    impl_->add_to_node(impl_->node_nics, node, index);
+  }
+  return index;
+}
+
+int Topology::add_link(Link l) {
+  const int n = static_cast<int>(device_count());
+  if (l.a < 0 || l.a >= n || l.b < 0 || l.b >= n) {
+    throw InternalError("link endpoint out of range (" + std::to_string(l.a) + ", " +
+                        std::to_string(l.b) + ")");
+  }
+  const int index = static_cast<int>(impl_->links.size());
+  boost::add_edge(static_cast<std::size_t>(l.a), static_cast<std::size_t>(l.b), EdgeProps{index},
+                  impl_->graph);
+  impl_->adjacency[l.a].push_back({2 * index, l.b});
+  if (l.a != l.b) impl_->adjacency[l.b].push_back({2 * index + 1, l.a});
+  impl_->links.push_back(std::move(l));
+  return index;
+}
+
+void Topology::reserve(std::size_t devices, std::size_t links) {
+  impl_->graph.m_vertices.reserve(devices);
+  impl_->adjacency.reserve(devices);
+  impl_->by_id.reserve(devices);
+  impl_->links.reserve(links);
+}
+
+std::size_t Topology::device_count() const { return boost::num_vertices(impl_->graph); }
+std::size_t Topology::link_count() const { return impl_->links.size(); }
+
+const Device& Topology::device(int index) const {
+  if (index < 0 || static_cast<std::size_t>(index) >= device_count()) {
+    throw InternalError("device index " + std::to_string(index) + " out of range");
+  }
+  return impl_->graph[static_cast<std::size_t>(index)];
+}
+
+const Link& Topology::link(int index) const {
+  if (index < 0 || static_cast<std::size_t>(index) >= impl_->links.size()) {
+    throw InternalError("link index " + std::to_string(index) + " out of range");
+  }
+  return impl_->links[index];
+}
+
+std::optional<int> Topology::find(const std::string& id) const {
+  auto it = impl_->by_id.find(id);
+  if (it == impl_->by_id.end()) return std::nullopt;
+  return it->second;
+}
+
+const std::vector<int>& Topology::gpus() const { return impl_->gpus; }
+
+int Topology::node_count() const {
+  if (impl_->max_node >= 0) return impl_->max_node + 1;
+  return impl_->gpus.empty() ? 0 : 1;
+}
+
+std::vector<int> Topology::gpus_of_node(int node) const {
+  if (node < 0 || static_cast<std::size_t>(node) >= impl_->node_gpus.size()) return {};
+  std::vector<int> out = impl_->node_gpus[node];
+  std::stable_sort(out.begin(), out.end(),
+                   [&](int a, int b) { return device(a).local_index < device(b).local_index; });
+  return out;
+}
+
+std::vector<int> Topology::nics_of_node(int node) const {
+  if (node < 0 || static_cast<std::size_t>(node) >= impl_->node_nics.size()) return {};
+  std::vector<int> out = impl_->node_nics[node];
+  std::stable_sort(out.begin(), out.end(),
+                   [&](int a, int b) { return device(a).local_index < device(b).local_index; });
+  return out;
+}
+
+const std::vector<Adjacent>& Topology::neighbours(int device_index) const {
+  device(device_index);  // range check
+  return impl_->adjacency[device_index];
+}
+
+const GpuSpec& Topology::gpu_spec(int device_index) const {
+  const Device& d = device(device_index);
+  if (d.type != DeviceType::Gpu) {
+    throw InternalError("gpu_spec of non-GPU device '" + d.id + "'");
+  }
+  return Catalog::builtin().gpu(d.model);
+}
+
+}  // namespace topoplan

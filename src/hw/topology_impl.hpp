@@ -1,0 +1,54 @@
+// Private representation of Topology, shared by topology.cpp and topology_validate.cpp.
+#pragma once
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <unordered_map>
+#include <vector>
+
+#include "topoplan/topology.hpp"
+
+namespace topoplan {
+
+namespace detail {
+// Edge bundle: the index of the link in Impl::links (links are addressed by index everywhere).
+struct EdgeProps {
+  int link = -1;
+};
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Device, EdgeProps>;
+
+inline bool rank_less(const Device& x, const Device& y) {
+  return x.node != y.node ? x.node < y.node : x.local_index < y.local_index;
+}
+}  // namespace detail
+
+struct Topology::Impl {
+  detail::Graph graph;
+  std::vector<Link> links;
+  std::vector<std::vector<Adjacent>> adjacency;
+  std::unordered_map<std::string, int> by_id;
+  std::vector<int> gpus;                    // kept sorted node-major then local_index
+  std::vector<std::vector<int>> node_gpus;  // per node, in insertion order
+  std::vector<std::vector<int>> node_nics;
+  int max_node = -1;
+
+  void add_to_node(std::vector<std::vector<int>>& per_node, int node, int index) {
+    if (node < 0) return;
+    if (per_node.size() <= static_cast<std::size_t>(node)) per_node.resize(node + 1);
+    per_node[node].push_back(index);
+  }
+
+  void insert_gpu(int index) {
+    const Device& d = graph[index];
+    // Devices normally arrive in rank order, so this is an append; otherwise insert in place.
+    if (gpus.empty() || !detail::rank_less(d, graph[gpus.back()])) {
+      gpus.push_back(index);
+      return;
+    }
+    auto pos = std::upper_bound(gpus.begin(), gpus.end(), index,
+                                [&](int a, int b) { return detail::rank_less(graph[a], graph[b]); });
+    gpus.insert(pos, index);
+  }
+};
+
+}  // namespace topoplan

@@ -1,0 +1,98 @@
+// Topology::validate(): every structural problem at once, so a user fixing a hand-written file
+// sees the whole list instead of one error per run.
+#include <boost/graph/connected_components.hpp>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+#include "hw/topology_impl.hpp"
+
+namespace topoplan {
+namespace {
+
+void check_links(const Topology& t, std::vector<Diagnostic>& out) {
+  std::set<std::tuple<int, int, std::string>> seen;
+  for (int i = 0; i < static_cast<int>(t.link_count()); ++i) {
+    const Link& l = t.link(i);
+    const std::string where = t.device(l.a).id + " -- " + t.device(l.b).id;
+    if (l.a == l.b) out.push_back({where, "self-link on device '" + t.device(l.a).id + "'"});
+    if (!(l.bw_GBps > 0) || !std::isfinite(l.bw_GBps)) {
+      out.push_back({where, "link " + std::to_string(i) + " (" + l.type + ") has bandwidth " +
+                                std::to_string(l.bw_GBps) + " GB/s; it must be > 0"});
+    }
+    if (!(l.efficiency > 0) || l.efficiency > 1) {
+      out.push_back({where, "link " + std::to_string(i) + " has efficiency outside (0, 1]"});
+    }
+    if (l.latency_us < 0) out.push_back({where, "link " + std::to_string(i) + " has negative latency"});
+    if (!seen.emplace(std::min(l.a, l.b), std::max(l.a, l.b), l.type).second) {
+      out.push_back({where, "duplicate " + l.type +
+                                " link (bundle them with \"count\" instead of repeating the link)"});
+    }
+  }
+}
+
+void check_devices(const Topology& t, std::vector<Diagnostic>& out) {
+  for (int d = 0; d < static_cast<int>(t.device_count()); ++d) {
+    const Device& dev = t.device(d);
+    const auto& adj = t.neighbours(d);
+    if (adj.empty()) {
+      out.push_back({dev.id, std::string(to_string(dev.type)) + " is not connected to anything"});
+    }
+    if (dev.type == DeviceType::NvSwitch) {
+      bool has_gpu = false;
+      for (const Adjacent& a : adj) has_gpu = has_gpu || t.device(a.device).type == DeviceType::Gpu;
+      if (!has_gpu) out.push_back({dev.id, "NVSwitch has no GPU attached"});
+    }
+  }
+}
+
+// GPUs that cannot reach the first GPU, by connected components of the Boost graph.
+void check_gpu_connectivity(const Topology& t, const detail::Graph& g, std::vector<Diagnostic>& out) {
+  const auto& gpus = t.gpus();
+  if (gpus.size() < 2) return;
+  std::vector<int> component(boost::num_vertices(g));
+  boost::connected_components(g, component.data());
+  const int first = gpus.front();
+  for (int gpu : gpus) {
+    if (component[gpu] != component[first]) {
+      out.push_back({t.device(gpu).id, "GPU has no path to GPU '" + t.device(first).id + "'"});
+    }
+  }
+}
+
+// Within each server that has NICs, every GPU needs a path to one of them over the server's own
+// devices (a path through another server's network would not be a real route).
+void check_gpu_to_nic(const Topology& t, std::vector<Diagnostic>& out) {
+  std::vector<char> reached(t.device_count(), 0);
+  for (int node = 0; node < t.node_count(); ++node) {
+    std::vector<int> frontier = t.nics_of_node(node);
+    if (frontier.empty()) continue;
+    for (int n : frontier) reached[n] = 1;
+    while (!frontier.empty()) {
+      const int d = frontier.back();
+      frontier.pop_back();
+      for (const Adjacent& a : t.neighbours(d)) {
+        if (!reached[a.device] && t.device(a.device).node == node) {
+          reached[a.device] = 1;
+          frontier.push_back(a.device);
+        }
+      }
+    }
+    for (int gpu : t.gpus_of_node(node)) {
+      if (!reached[gpu]) out.push_back({t.device(gpu).id, "GPU has no path to a NIC of its server"});
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Diagnostic> Topology::validate() const {
+  std::vector<Diagnostic> out;
+  check_links(*this, out);
+  check_devices(*this, out);
+  check_gpu_connectivity(*this, impl_->graph, out);
+  check_gpu_to_nic(*this, out);
+  return out;
+}
+
+}  // namespace topoplan
