@@ -87,7 +87,8 @@ std::vector<Spec> parse_list(const std::string& text, const std::string& file, c
     const std::string ptr = std::string("/") + key + "/" + std::to_string(i);
     Spec s = parse_one(detail::Fields(arr[i], file, ptr));
     for (const Spec& prev : out) {
-      if (prev.name == s.name) throw InputError(file, ptr + "/name", "duplicate name '" + s.name + "'");
+      if (prev.name == s.name)
+        throw InputError(file, ptr + "/name", "duplicate name '" + s.name + "'");
     }
     out.push_back(std::move(s));
   }
@@ -152,9 +153,15 @@ const Catalog& Catalog::builtin() {
   return catalog;
 }
 
-const GpuSpec* Catalog::find_gpu(const std::string& name) const { return find_in(gpus_, name); }
-const LinkSpec* Catalog::find_link(const std::string& name) const { return find_in(links_, name); }
-const NicSpec* Catalog::find_nic(const std::string& name) const { return find_in(nics_, name); }
+const GpuSpec* Catalog::find_gpu(const std::string& name) const {
+  return find_in(gpus_, name);
+}
+const LinkSpec* Catalog::find_link(const std::string& name) const {
+  return find_in(links_, name);
+}
+const NicSpec* Catalog::find_nic(const std::string& name) const {
+  return find_in(nics_, name);
+}
 
 const GpuSpec& Catalog::gpu(const std::string& name) const {
   if (const GpuSpec* g = find_gpu(name)) return *g;

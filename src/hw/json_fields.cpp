@@ -50,20 +50,25 @@ std::string pointer_token(const std::string& key) {
 
 Fields::Fields(const nlohmann::json& o, std::string src, std::string ptr)
     : obj(o), source(std::move(src)), pointer(std::move(ptr)) {
-  if (!obj.is_object()) throw InputError(source, pointer.empty() ? "/" : pointer, "expected an object");
+  if (!obj.is_object())
+    throw InputError(source, pointer.empty() ? "/" : pointer, "expected an object");
 }
 
-bool Fields::has(const std::string& key) const { return obj.contains(key); }
+bool Fields::has(const std::string& key) const {
+  return obj.contains(key);
+}
 
 const nlohmann::json& Fields::at(const std::string& key) const {
   auto it = obj.find(key);
-  if (it == obj.end()) throw InputError(source, pointer + "/" + pointer_token(key), "missing field");
+  if (it == obj.end())
+    throw InputError(source, pointer + "/" + pointer_token(key), "missing field");
   return *it;
 }
 
 std::string Fields::str(const std::string& key) const {
   const auto& v = at(key);
-  if (!v.is_string()) throw InputError(source, pointer + "/" + pointer_token(key), "expected a string");
+  if (!v.is_string())
+    throw InputError(source, pointer + "/" + pointer_token(key), "expected a string");
   return v.get<std::string>();
 }
 
@@ -78,7 +83,8 @@ double Fields::number(const std::string& key, double min, bool positive) const {
   if (!v.is_number()) throw InputError(source, ptr, "expected a number");
   const double x = v.get<double>();
   if (!std::isfinite(x) || x < min || (positive && x <= 0)) {
-    throw InputError(source, ptr, std::string("must be ") + (positive ? "> 0" : ">= 0") + ", got " + v.dump());
+    std::string bound = positive && min <= 0 ? "> 0" : ">= " + nlohmann::json(min).dump();
+    throw InputError(source, ptr, "must be " + bound + ", got " + v.dump());
   }
   return x;
 }

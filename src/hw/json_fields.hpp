@@ -22,7 +22,7 @@ class Fields {
 
   bool has(const std::string& key) const;
   const nlohmann::json& at(const std::string& key) const;  // throws when missing
-  std::string str(const std::string& key) const;          // required string
+  std::string str(const std::string& key) const;           // required string
   std::string str_or(const std::string& key, const std::string& fallback) const;
   // Required (or optional → 0) number >= min; `positive` additionally rejects 0.
   double number(const std::string& key, double min, bool positive) const;

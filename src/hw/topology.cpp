@@ -10,29 +10,40 @@ namespace topoplan {
 
 std::string_view to_string(DeviceType type) {
   switch (type) {
-    case DeviceType::Gpu: return "gpu";
-    case DeviceType::NvSwitch: return "nvswitch";
-    case DeviceType::PcieSwitch: return "pcie-switch";
-    case DeviceType::Cpu: return "cpu";
-    case DeviceType::Nic: return "nic";
-    case DeviceType::NetSwitch: return "net-switch";
+    case DeviceType::Gpu:
+      return "gpu";
+    case DeviceType::NvSwitch:
+      return "nvswitch";
+    case DeviceType::PcieSwitch:
+      return "pcie-switch";
+    case DeviceType::Cpu:
+      return "cpu";
+    case DeviceType::Nic:
+      return "nic";
+    case DeviceType::NetSwitch:
+      return "net-switch";
   }
   return "unknown";
 }
 
 std::string_view to_string(LinkKind kind) {
   switch (kind) {
-    case LinkKind::NVLink: return "nvlink";
-    case LinkKind::PCIe: return "pcie";
-    case LinkKind::C2C: return "c2c";
-    case LinkKind::CpuLink: return "cpu-link";
-    case LinkKind::Network: return "network";
+    case LinkKind::NVLink:
+      return "nvlink";
+    case LinkKind::PCIe:
+      return "pcie";
+    case LinkKind::C2C:
+      return "c2c";
+    case LinkKind::CpuLink:
+      return "cpu-link";
+    case LinkKind::Network:
+      return "network";
   }
   return "unknown";
 }
 
-using detail::Graph;
 using detail::EdgeProps;
+using detail::Graph;
 
 Topology::Topology() : impl_(std::make_unique<Impl>()) {}
 Topology::~Topology() = default;
@@ -92,8 +103,12 @@ void Topology::reserve(std::size_t devices, std::size_t links) {
   impl_->links.reserve(links);
 }
 
-std::size_t Topology::device_count() const { return boost::num_vertices(impl_->graph); }
-std::size_t Topology::link_count() const { return impl_->links.size(); }
+std::size_t Topology::device_count() const {
+  return boost::num_vertices(impl_->graph);
+}
+std::size_t Topology::link_count() const {
+  return impl_->links.size();
+}
 
 const Device& Topology::device(int index) const {
   if (index < 0 || static_cast<std::size_t>(index) >= device_count()) {
@@ -115,7 +130,9 @@ std::optional<int> Topology::find(const std::string& id) const {
   return it->second;
 }
 
-const std::vector<int>& Topology::gpus() const { return impl_->gpus; }
+const std::vector<int>& Topology::gpus() const {
+  return impl_->gpus;
+}
 
 int Topology::node_count() const {
   if (impl_->max_node >= 0) return impl_->max_node + 1;

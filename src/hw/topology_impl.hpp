@@ -15,7 +15,8 @@ namespace detail {
 struct EdgeProps {
   int link = -1;
 };
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Device, EdgeProps>;
+using Graph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, Device, EdgeProps>;
 
 inline bool rank_less(const Device& x, const Device& y) {
   return x.node != y.node ? x.node < y.node : x.local_index < y.local_index;
@@ -45,8 +46,9 @@ struct Topology::Impl {
       gpus.push_back(index);
       return;
     }
-    auto pos = std::upper_bound(gpus.begin(), gpus.end(), index,
-                                [&](int a, int b) { return detail::rank_less(graph[a], graph[b]); });
+    auto pos = std::upper_bound(gpus.begin(), gpus.end(), index, [&](int a, int b) {
+      return detail::rank_less(graph[a], graph[b]);
+    });
     gpus.insert(pos, index);
   }
 };

@@ -23,10 +23,12 @@ void check_links(const Topology& t, std::vector<Diagnostic>& out) {
     if (!(l.efficiency > 0) || l.efficiency > 1) {
       out.push_back({where, "link " + std::to_string(i) + " has efficiency outside (0, 1]"});
     }
-    if (l.latency_us < 0) out.push_back({where, "link " + std::to_string(i) + " has negative latency"});
+    if (l.latency_us < 0)
+      out.push_back({where, "link " + std::to_string(i) + " has negative latency"});
     if (!seen.emplace(std::min(l.a, l.b), std::max(l.a, l.b), l.type).second) {
-      out.push_back({where, "duplicate " + l.type +
-                                " link (bundle them with \"count\" instead of repeating the link)"});
+      out.push_back(
+          {where, "duplicate " + l.type +
+                      " link (bundle them with \"count\" instead of repeating the link)"});
     }
   }
 }
@@ -47,7 +49,8 @@ void check_devices(const Topology& t, std::vector<Diagnostic>& out) {
 }
 
 // GPUs that cannot reach the first GPU, by connected components of the Boost graph.
-void check_gpu_connectivity(const Topology& t, const detail::Graph& g, std::vector<Diagnostic>& out) {
+void check_gpu_connectivity(const Topology& t, const detail::Graph& g,
+                            std::vector<Diagnostic>& out) {
   const auto& gpus = t.gpus();
   if (gpus.size() < 2) return;
   std::vector<int> component(boost::num_vertices(g));
@@ -79,7 +82,8 @@ void check_gpu_to_nic(const Topology& t, std::vector<Diagnostic>& out) {
       }
     }
     for (int gpu : t.gpus_of_node(node)) {
-      if (!reached[gpu]) out.push_back({t.device(gpu).id, "GPU has no path to a NIC of its server"});
+      if (!reached[gpu])
+        out.push_back({t.device(gpu).id, "GPU has no path to a NIC of its server"});
     }
   }
 }

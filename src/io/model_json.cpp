@@ -1,0 +1,215 @@
+// topoplan model JSON (docs/model-format.md) → ModelSpec, built-in catalog and validation.
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "io/hf_config.hpp"
+#include "io/model_reader.hpp"
+#include "topoplan/embedded.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/model.hpp"
+
+namespace topoplan {
+
+namespace {
+
+using io::JsonReader;
+using nlohmann::json;
+
+// "bf16" or {"dtype": "fp8", "scale_block": [128, 128], "scale_dtype": "fp32"}.
+WeightFormat weight_format(const json& j, const std::string& src, const std::string& ptr) {
+  WeightFormat f;
+  if (j.is_string()) {
+    f.dtype = io::dtype_at(j.get<std::string>(), src, ptr);
+    return f;
+  }
+  if (!j.is_object()) throw InputError(src, ptr, "expected a dtype string or an object");
+  JsonReader r(j, src, ptr);
+  r.only({"dtype", "scale_block", "scale_dtype"});
+  f.dtype = io::dtype_at(r.string("dtype", "bf16"), src, r.at("dtype"));
+  f.scale_dtype = io::dtype_at(r.string("scale_dtype", "fp32"), src, r.at("scale_dtype"));
+  if (r.has("scale_block")) {
+    json b = j.at("scale_block");
+    double elems = 1;
+    if (b.is_number_integer()) b = json::array({b});
+    if (!b.is_array() || b.empty()) r.fail(r.at("scale_block"), "expected [rows, cols] or [group]");
+    for (const auto& x : b) {
+      if (!x.is_number_integer() || x.get<long long>() <= 0)
+        r.fail(r.at("scale_block"), "block sizes must be positive integers");
+      elems *= x.get<double>();
+    }
+    f.scale_block_elems = elems;
+  }
+  return f;
+}
+
+ModelDtypes parse_dtypes(const JsonReader& r) {
+  ModelDtypes d;
+  r.only({"weights", "overrides", "kv_cache", "activations", "moe_dispatch", "moe_combine"});
+  const std::string& src = r.source();
+  if (r.has("weights")) d.weights = weight_format(r.raw().at("weights"), src, r.at("weights"));
+  d.kv_cache = io::dtype_at(r.string("kv_cache", "bf16"), src, r.at("kv_cache"));
+  d.activations = io::dtype_at(r.string("activations", "bf16"), src, r.at("activations"));
+  d.moe_dispatch = io::dtype_at(r.string("moe_dispatch", "bf16"), src, r.at("moe_dispatch"));
+  d.moe_combine = io::dtype_at(r.string("moe_combine", "bf16"), src, r.at("moe_combine"));
+  if (!r.has("overrides")) return d;
+  JsonReader o = r.object("overrides");
+  for (const auto& [key, value] : o.raw().items()) {
+    bool found = false;
+    for (std::size_t i = 0; i < kPartCount; ++i) {
+      if (to_string(static_cast<Part>(i)) != key) continue;
+      d.overrides[i] = weight_format(value, src, o.pointer() + "/" + key);
+      found = true;
+    }
+    if (!found)
+      o.fail(o.pointer() + "/" + key,
+             "unknown part \"" + key +
+                 "\" (embedding, attention, "
+                 "dense_mlp, routed_experts, shared_experts, router, norms, lm_head)");
+  }
+  return d;
+}
+
+void parse_attention(const JsonReader& a, ModelSpec& m) {
+  a.only({"kind", "heads", "kv_heads", "head_dim", "qkv_bias", "qk_norm", "q_lora_rank",
+          "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+  std::string kind = a.string("kind", "mha");
+  m.heads = a.integer("heads");
+  if (kind == "mla") {
+    m.attention = AttentionKind::Mla;
+    m.mla = {a.integer("q_lora_rank", 0), a.integer("kv_lora_rank"), a.integer("qk_nope_head_dim"),
+             a.integer("qk_rope_head_dim"), a.integer("v_head_dim")};
+    m.kv_heads = m.heads;
+    m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
+  } else if (kind == "mha") {
+    m.kv_heads = a.integer("kv_heads", m.heads);
+    m.head_dim = a.integer("head_dim", m.heads > 0 ? m.hidden / m.heads : 0);
+  } else {
+    a.fail(a.at("kind"), "unknown attention kind \"" + kind + "\" (mha, mla)");
+  }
+  m.qkv_bias = a.boolean("qkv_bias", false);
+  m.qk_norm = a.boolean("qk_norm", false);
+}
+
+void parse_mlp(const JsonReader& p, ModelSpec& m) {
+  p.only({"kind", "intermediate_size"});
+  std::string kind = p.string("kind", "swiglu");
+  if (kind == "gelu") {
+    m.mlp = MlpKind::Gelu;
+  } else if (kind != "swiglu") {
+    p.fail(p.at("kind"), "unknown MLP kind \"" + kind + "\" (swiglu, gelu)");
+  }
+  m.intermediate = p.integer("intermediate_size", 0);
+}
+
+void parse_moe(const JsonReader& e, ModelSpec& m) {
+  e.only({"num_experts", "top_k", "expert_intermediate_size", "num_shared_experts",
+          "shared_intermediate_size", "first_dense_layers", "layer_freq", "router_bias"});
+  m.moe = {e.integer("num_experts"),
+           e.integer("top_k"),
+           e.integer("expert_intermediate_size"),
+           e.integer("num_shared_experts", 0),
+           e.integer("shared_intermediate_size", 0),
+           e.integer("first_dense_layers", 0),
+           e.integer("layer_freq", 1),
+           e.boolean("router_bias", false)};
+}
+
+ModelSpec parse_native(const json& j, const std::string& source) {
+  JsonReader r(j, source);
+  r.only({"name", "description", "sources", "hidden_size", "num_layers", "vocab_size",
+          "max_context", "tied_embeddings", "position_embeddings", "norm", "linear_bias",
+          "attention", "mlp", "moe", "mtp_modules", "dtypes"});
+  ModelSpec m;
+  m.name = r.string("name", std::filesystem::path(source).stem().string());
+  m.description = r.string("description", "");
+  if (r.has("sources")) {
+    JsonReader s = r.object("sources");
+    for (const auto& [k, v] : j.at("sources").items()) {
+      if (!v.is_string()) s.fail(s.at(k.c_str()), "expected a URL or citation string");
+      m.sources.push_back(k + ": " + v.get<std::string>());
+    }
+  }
+  m.hidden = r.integer("hidden_size");
+  m.layers = r.integer("num_layers");
+  m.vocab = r.integer("vocab_size");
+  m.max_context = r.integer("max_context");
+  m.tied_embeddings = r.boolean("tied_embeddings", false);
+  m.position_embeddings = r.integer("position_embeddings", 0);
+  m.linear_bias = r.boolean("linear_bias", false);
+  std::string norm = r.string("norm", "rmsnorm");
+  if (norm == "layernorm") {
+    m.norm = NormKind::LayerNorm;
+  } else if (norm != "rmsnorm") {
+    r.fail(r.at("norm"), "unknown norm \"" + norm + "\" (rmsnorm, layernorm)");
+  }
+  parse_attention(r.object("attention"), m);
+  parse_mlp(r.object("mlp"), m);
+  if (r.has("moe")) parse_moe(r.object("moe"), m);
+  m.mtp_modules = r.integer("mtp_modules", 0);
+  if (r.has("dtypes")) m.dtypes = parse_dtypes(r.object("dtypes"));
+  return m;
+}
+
+}  // namespace
+
+namespace io {
+Dtype dtype_at(const std::string& text, const std::string& source, const std::string& pointer) {
+  try {
+    return parse_dtype(text);
+  } catch (const UnknownNameError& e) {
+    throw InputError(source, pointer, e.detail());
+  }
+}
+}  // namespace io
+
+void validate_model(const ModelSpec& m, const std::string& source) {
+  auto need = [&](bool ok, const std::string& ptr, const std::string& what) {
+    if (!ok) throw InputError(source, ptr, what);
+  };
+  need(m.hidden > 0 && m.layers > 0 && m.vocab > 0, "/hidden_size", "sizes must be positive");
+  need(m.heads > 0, "/attention/heads", "must be positive");
+  if (m.attention == AttentionKind::Mha) {
+    need(m.kv_heads > 0 && m.heads % m.kv_heads == 0, "/attention/kv_heads",
+         "must divide heads (" + std::to_string(m.heads) + ")");
+    need(m.head_dim > 0, "/attention/head_dim", "must be positive");
+  }
+  bool needs_dense = !m.is_moe() || m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1;
+  need(!needs_dense || m.intermediate > 0, "/mlp/intermediate_size",
+       "required: the model has dense MLP layers");
+  if (m.is_moe()) {
+    need(m.moe.top_k <= m.moe.num_experts, "/moe/top_k",
+         "exceeds num_experts (" + std::to_string(m.moe.num_experts) + ")");
+    need(m.moe.first_dense_layers <= m.layers, "/moe/first_dense_layers", "exceeds num_layers");
+    need(m.moe.layer_freq >= 1, "/moe/layer_freq", "must be at least 1");
+  }
+}
+
+std::vector<std::string> builtin_model_names() {
+  std::vector<std::string> names;
+  for (const auto& p : embedded_files("models/")) {
+    if (std::filesystem::path(p).extension() == ".json")
+      names.push_back(std::filesystem::path(p).stem().string());
+  }
+  return names;
+}
+
+ModelSpec parse_model_json(const std::string& text, const std::string& source) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(source, "byte " + std::to_string(e.byte),
+                     "invalid JSON: " + std::string(e.what()));
+  }
+  if (!j.is_object()) throw InputError(source, "", "expected a JSON object");
+  ModelSpec m = io::is_hf_config(j) ? io::parse_hf_config(j, source) : parse_native(j, source);
+  validate_model(m, source);
+  return m;
+}
+
+ModelSpec load_model(const std::string& name_or_path) {
+  LoadedText t = load_file_or_builtin(name_or_path, "models", "model");
+  return parse_model_json(t.text, t.source);
+}
+
+}  // namespace topoplan

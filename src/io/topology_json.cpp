@@ -1,0 +1,211 @@
+// Topology JSON (docs/topology-format.md): devices and links with bracket ranges, or a cluster file
+// that names a server and a fabric. Every fatal error names the file and the JSON pointer.
+#include <algorithm>
+#include <set>
+
+#include "hw/json_fields.hpp"
+#include "io/topology_ranges.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/topology_io.hpp"
+
+namespace topoplan {
+namespace {
+
+using detail::Fields;
+using nlohmann::json;
+
+// Unknown keys are errors: a typo such as "cout" would otherwise silently mean count = 1.
+void check_keys(const Fields& f, std::initializer_list<const char*> allowed) {
+  for (auto it = f.obj.begin(); it != f.obj.end(); ++it) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || it.key() == a;
+    if (!ok) {
+      std::vector<std::string> names(allowed.begin(), allowed.end());
+      throw InputError(f.source, f.pointer + "/" + detail::pointer_token(it.key()),
+                       UnknownNameError("field", it.key(), names).what());
+    }
+  }
+}
+
+DeviceType parse_device_type(const Fields& f) {
+  static const std::vector<std::pair<std::string, DeviceType>> kTypes = {
+      {"gpu", DeviceType::Gpu},
+      {"nvswitch", DeviceType::NvSwitch},
+      {"pcie-switch", DeviceType::PcieSwitch},
+      {"cpu", DeviceType::Cpu},
+      {"nic", DeviceType::Nic},
+      {"net-switch", DeviceType::NetSwitch}};
+  const std::string text = f.str("type");
+  std::vector<std::string> names;
+  for (const auto& [name, type] : kTypes) {
+    if (name == text) return type;
+    names.push_back(name);
+  }
+  throw InputError(f.source, f.pointer + "/type",
+                   UnknownNameError("device type", text, names).what());
+}
+
+// Throws at `ptr` when `name` is not in the catalog, keeping the catalog's did-you-mean text.
+template <class Lookup>
+void require_catalog(Lookup lookup, const std::string& name, const Fields& f,
+                     const std::string& key) {
+  try {
+    lookup(name);
+  } catch (const UnknownNameError& e) {
+    throw InputError(f.source, f.pointer + "/" + key, e.what());
+  }
+}
+
+void parse_devices(const json& arr, const std::string& source, Topology& t) {
+  const Catalog& cat = Catalog::builtin();
+  std::vector<int> next_local(6, 0);  // per DeviceType: local_index in order of appearance
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const Fields f(arr[i], source, "/devices/" + std::to_string(i));
+    check_keys(f, {"id", "type", "model", "tier", "comment"});
+    const DeviceType type = parse_device_type(f);
+    const std::string model = f.str_or("model", "");
+    if (type == DeviceType::Gpu) {
+      require_catalog([&](const std::string& n) { cat.gpu(n); }, f.str("model"), f, "model");
+    } else if (type == DeviceType::Nic && f.has("model")) {
+      require_catalog([&](const std::string& n) { cat.nic(n); }, model, f, "model");
+    }
+    const int tier = f.has("tier") ? f.integer("tier", 0) : (type == DeviceType::NetSwitch ? 1 : 0);
+    for (const std::string& id : detail::expand_range(f.str("id"), source, f.pointer + "/id")) {
+      if (t.find(id))
+        throw InputError(source, f.pointer + "/id", "duplicate device id '" + id + "'");
+      Device d;
+      d.id = id;
+      d.type = type;
+      d.model = model;
+      // A hand-written file is one server (node 0), except fabric switches that sit outside it.
+      d.node = type == DeviceType::NetSwitch ? -1 : 0;
+      d.local_index = next_local[static_cast<std::size_t>(type)]++;
+      d.tier = tier;
+      t.add_device(std::move(d));
+    }
+  }
+}
+
+std::vector<int> resolve(const Topology& t, const Fields& f, const std::string& key) {
+  std::vector<int> out;
+  for (const std::string& id : detail::expand_range(f.str(key), f.source, f.pointer + "/" + key)) {
+    auto index = t.find(id);
+    if (!index) {
+      std::vector<std::string> ids;
+      for (std::size_t d = 0; d < t.device_count(); ++d)
+        ids.push_back(t.device(static_cast<int>(d)).id);
+      throw InputError(f.source, f.pointer + "/" + key,
+                       UnknownNameError("device id", id, ids).what());
+    }
+    out.push_back(*index);
+  }
+  return out;
+}
+
+void parse_links(const json& arr, const std::string& source, Topology& t) {
+  const Catalog& cat = Catalog::builtin();
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const Fields f(arr[i], source, "/links/" + std::to_string(i));
+    check_keys(f,
+               {"from", "to", "type", "count", "bw_GBps", "latency_us", "efficiency", "comment"});
+    const std::string type = f.str("type");
+    const LinkSpec* spec = cat.find_link(type);
+    if (!spec) require_catalog([&](const std::string& n) { cat.link(n); }, type, f, "type");
+    const int count = f.has("count") ? f.integer("count", 1) : 1;
+    Link proto;
+    proto.kind = spec->kind;
+    proto.type = type;
+    proto.count = count;
+    // bw_GBps overrides the whole bundle's per-direction bandwidth (a measured or derated link).
+    proto.bw_GBps = f.has("bw_GBps") ? f.number("bw_GBps", 0, true) : count * spec->GBps;
+    proto.efficiency = spec->efficiency;
+    if (f.has("efficiency")) {
+      proto.efficiency = f.number("efficiency", 0, true);
+      if (proto.efficiency > 1) throw InputError(source, f.pointer + "/efficiency", "must be <= 1");
+    }
+    proto.latency_us = f.has("latency_us") ? f.number("latency_us", 0, false) : spec->latency_us;
+    const std::vector<int> from = resolve(t, f, "from"), to = resolve(t, f, "to");
+    if (from.size() != to.size() && from.size() != 1 && to.size() != 1) {
+      throw InputError(source, f.pointer,
+                       "'from' expands to " + std::to_string(from.size()) +
+                           " devices and 'to' to " + std::to_string(to.size()) +
+                           "; ranges must have equal lengths, or one side must be a single device");
+    }
+    const std::size_t n = std::max(from.size(), to.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      Link l = proto;
+      l.a = from[from.size() == 1 ? 0 : k];
+      l.b = to[to.size() == 1 ? 0 : k];
+      t.add_link(std::move(l));
+    }
+  }
+}
+
+const json& require_array(const Fields& f, const std::string& key) {
+  const json& v = f.at(key);
+  if (!v.is_array()) throw InputError(f.source, "/" + key, "expected an array");
+  return v;
+}
+
+Topology parse_cluster(const Fields& top, const std::string& source);
+
+}  // namespace
+
+Topology parse_topology_json(const std::string& text, const std::string& source) {
+  const json doc = detail::parse_json_text(text, source);
+  const Fields top(doc, source, "");
+  check_keys(top, {"name", "description", "devices", "links", "cluster", "sources", "comment"});
+  if (top.has("cluster")) return parse_cluster(top, source);
+  Topology t;
+  t.name = top.str("name");
+  t.description = top.str_or("description", "");
+  const json& devices = require_array(top, "devices");
+  const json& links = require_array(top, "links");
+  t.reserve(devices.size() * 8, links.size() * 8);
+  parse_devices(devices, source, t);
+  parse_links(links, source, t);
+  return t;
+}
+
+namespace {
+
+Topology parse_cluster(const Fields& top, const std::string& source) {
+  const Fields c(top.at("cluster"), source, "/cluster");
+  check_keys(c, {"server", "count", "fabric", "comment"});
+  ClusterOptions opts;
+  opts.nodes = c.integer("count", 1);
+  if (c.has("fabric")) {
+    const Fields fab(c.at("fabric"), source, "/cluster/fabric");
+    check_keys(fab, {"kind", "link", "tiers", "oversubscription", "comment"});
+    opts.fabric = fab.str_or("kind", opts.fabric);
+    if (opts.fabric != "rail-optimized" && opts.fabric != "fat-tree") {
+      throw InputError(
+          source, "/cluster/fabric/kind",
+          UnknownNameError("fabric kind", opts.fabric, {"rail-optimized", "fat-tree"}).what());
+    }
+    opts.link = fab.str_or("link", "");
+    if (!opts.link.empty()) {
+      require_catalog([](const std::string& n) { Catalog::builtin().link(n); }, opts.link, fab,
+                      "link");
+    }
+    if (fab.has("tiers")) opts.tiers = fab.integer("tiers", 0);
+    if (fab.has("oversubscription"))
+      opts.oversubscription = fab.number("oversubscription", 1, true);
+  }
+  Topology server;
+  try {
+    server = load_topology(c.str("server"));
+  } catch (const InputError& e) {
+    throw InputError(source, "/cluster/server", e.what());
+  }
+  if (!server.fabric.kind.empty()) {
+    throw InputError(source, "/cluster/server", "'" + server.name + "' is already a cluster");
+  }
+  Topology cluster = make_cluster(server, opts);
+  cluster.name = top.str("name");
+  if (top.has("description")) cluster.description = top.str("description");
+  return cluster;
+}
+
+}  // namespace
+}  // namespace topoplan
