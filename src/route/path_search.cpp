@@ -1,0 +1,209 @@
+// Three-pass exact search over a small state graph; see path_search.hpp for the rule.
+//
+// Class is a "worst hop" metric and bandwidth a "narrowest hop" metric; a single Dijkstra over
+// lexicographic (class, -bw, hops) labels is not exact (a wider but longer prefix can lose after
+// a narrow hop), so each criterion gets its own pass over the sub-graph the earlier ones allow.
+#include "route/path_search.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <queue>
+
+namespace topoplan::route {
+
+PathClass hop_class(const Link& link, const Device& from, const Device& to) {
+  switch (link.kind) {
+    case LinkKind::NVLink:
+      return PathClass::NVL;
+    case LinkKind::C2C:
+      return PathClass::C2C;
+    case LinkKind::CpuLink:
+      return PathClass::SYS;
+    case LinkKind::Network:
+      return PathClass::NET;
+    case LinkKind::PCIe:
+      break;
+  }
+  if (from.type == DeviceType::Cpu || to.type == DeviceType::Cpu) return PathClass::PHB;
+  if (from.type == DeviceType::PcieSwitch && to.type == DeviceType::PcieSwitch)
+    return PathClass::PXB;
+  return PathClass::PIX;
+}
+
+namespace {
+
+// A state is (local device, mode): mode 0 = no GPU passed yet, 1 = one GPU passed (NCCL allows
+// one NVB/PXN relay), 2 = standing on a relay GPU that was entered by NVLink.
+constexpr int kModes = 3;
+
+struct Step {
+  int state;
+  DirLink dl;
+  PathClass cls;
+  double bw;
+};
+
+class Search {
+ public:
+  Search(const Topology& t, int src, int dst, const SearchScope& s)
+      : t_(t),
+        src_(src),
+        dst_(dst),
+        scope_(s),
+        dst_is_nic_(t.device(dst).type == DeviceType::Nic) {}
+
+  Path run() {
+    Path p;
+    p.src = src_;
+    p.dst = dst_;
+    const int start = local(src_) * kModes;
+    const PathClass cls = min_class(start);
+    if (cls == PathClass::DIS) return p;
+    const double bw = widest(start, cls);
+    fewest_hops(start, cls, bw, p);
+    p.cls = cls;
+    p.bw_GBps = bw;
+    bool c2c = false;
+    for (DirLink d : p.hops) {
+      p.latency_us += t_.link(link_of(d)).latency_us;
+      c2c = c2c || t_.link(link_of(d)).kind == LinkKind::C2C;
+    }
+    // NCCL: a GPU that reaches its CPU over C2C and a NIC behind that CPU is P2C, not PHB.
+    const bool nic_end = dst_is_nic_ || t_.device(src_).type == DeviceType::Nic;
+    if (cls == PathClass::PHB && c2c && nic_end) p.cls = PathClass::P2C;
+    return p;
+  }
+
+ private:
+  int local(int dev) const { return scope_.slot_of ? (*scope_.slot_of)[dev] : dev; }
+  int device_at(int l) const { return scope_.members ? (*scope_.members)[l] : l; }
+  int states() const {
+    const std::size_t n = scope_.members ? scope_.members->size() : t_.device_count();
+    return static_cast<int>(n) * kModes;
+  }
+  bool is_target(int state) const { return state / kModes == local(dst_) && state % kModes != 2; }
+
+  // Calls f(Step) for every move out of `state`.
+  template <class F>
+  void for_each_step(int state, F&& f) const {
+    const int dev = device_at(state / kModes);
+    const int mode = state % kModes;
+    const Device& from = t_.device(dev);
+    const bool relay = mode == 2;
+    if (dev != src_) {
+      if (from.type == DeviceType::Gpu && !relay) return;
+      if ((from.type == DeviceType::Nic || from.type == DeviceType::NetSwitch) &&
+          !scope_.allow_network)
+        return;
+    }
+    for (const Adjacent& a : t_.neighbours(dev)) {
+      const Link& l = t_.link(link_of(a.out));
+      if (l.kind == LinkKind::Network && !scope_.allow_network) continue;
+      if (a.device == src_) continue;
+      const int lv = local(a.device);
+      if (lv < 0) continue;
+      const Device& to = t_.device(a.device);
+      PathClass cls = hop_class(l, from, to);
+      if (relay) {
+        if (l.kind == LinkKind::NVLink)
+          cls = PathClass::NVB;
+        else if (l.kind == LinkKind::PCIe && dst_is_nic_)
+          cls = PathClass::PXN;
+        else
+          continue;
+      }
+      const int next_mode = relay ? 1 : mode;
+      f(Step{lv * kModes + next_mode, a.out, cls, l.bw_GBps});
+      if (to.type == DeviceType::Gpu && a.device != dst_ && next_mode == 0 &&
+          l.kind == LinkKind::NVLink)
+        f(Step{lv * kModes + 2, a.out, cls, l.bw_GBps});
+    }
+  }
+
+  // Pass 1: the smallest achievable worst-hop class (minimax Dijkstra; exact).
+  PathClass min_class(int start) const {
+    std::vector<int> best(states(), std::numeric_limits<int>::max());
+    using Item = std::pair<int, int>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> pq;
+    best[start] = static_cast<int>(PathClass::LOC);
+    pq.push({best[start], start});
+    while (!pq.empty()) {
+      auto [c, s] = pq.top();
+      pq.pop();
+      if (c != best[s]) continue;
+      if (is_target(s)) return static_cast<PathClass>(c);
+      for_each_step(s, [&](const Step& st) {
+        const int nc = std::max(c, static_cast<int>(st.cls));
+        if (nc < best[st.state]) {
+          best[st.state] = nc;
+          pq.push({nc, st.state});
+        }
+      });
+    }
+    return PathClass::DIS;
+  }
+
+  // Pass 2: the widest bottleneck using only hops of class <= cls (maximin Dijkstra; exact).
+  double widest(int start, PathClass cls) const {
+    std::vector<double> best(states(), -1.0);
+    std::priority_queue<std::pair<double, int>> pq;
+    best[start] = std::numeric_limits<double>::infinity();
+    pq.push({best[start], start});
+    while (!pq.empty()) {
+      auto [bw, s] = pq.top();
+      pq.pop();
+      if (bw != best[s]) continue;
+      if (is_target(s)) return bw;
+      for_each_step(s, [&](const Step& st) {
+        if (st.cls > cls) return;
+        const double nb = std::min(bw, st.bw);
+        if (nb > best[st.state]) {
+          best[st.state] = nb;
+          pq.push({nb, st.state});
+        }
+      });
+    }
+    return 0;
+  }
+
+  // Pass 3: fewest hops among hops of class <= cls and bandwidth >= bw (BFS, first found wins).
+  void fewest_hops(int start, PathClass cls, double bw, Path& p) const {
+    std::vector<std::pair<int, DirLink>> parent(states(), {-1, -1});
+    std::vector<char> seen(states(), 0);
+    std::deque<int> queue{start};
+    seen[start] = 1;
+    int found = -1;
+    while (!queue.empty() && found < 0) {
+      const int s = queue.front();
+      queue.pop_front();
+      if (is_target(s)) {
+        found = s;
+        break;
+      }
+      for_each_step(s, [&](const Step& st) {
+        if (st.cls > cls || st.bw < bw || seen[st.state]) return;
+        seen[st.state] = 1;
+        parent[st.state] = {s, st.dl};
+        queue.push_back(st.state);
+      });
+    }
+    for (int s = found; s >= 0 && s != start; s = parent[s].first)
+      p.hops.push_back(parent[s].second);
+    std::reverse(p.hops.begin(), p.hops.end());
+  }
+
+  const Topology& t_;
+  int src_, dst_;
+  SearchScope scope_;
+  bool dst_is_nic_;
+};
+
+}  // namespace
+
+Path best_path(const Topology& topology, int src, int dst, const SearchScope& scope) {
+  if (src == dst) return Path{src, dst, {}, PathClass::LOC, 0, 0};
+  return Search(topology, src, dst, scope).run();
+}
+
+}  // namespace topoplan::route

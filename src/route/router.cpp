@@ -1,0 +1,181 @@
+// Router: cached NCCL-rule paths inside servers, structural routes between servers.
+#include <algorithm>
+#include <cstdint>
+#include <unordered_map>
+
+#include "route/fabric_index.hpp"
+#include "route/path_search.hpp"
+#include "route/server_index.hpp"
+#include "topoplan/hardware.hpp"
+
+namespace topoplan {
+
+namespace {
+std::uint64_t pair_key(int a, int b) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
+         static_cast<std::uint32_t>(b);
+}
+// Better by NCCL's order: lower class, then higher bandwidth.
+bool closer(const Path& x, const Path& y) {
+  return x.cls != y.cls ? x.cls < y.cls : x.bw_GBps > y.bw_GBps;
+}
+}  // namespace
+
+struct Router::Impl {
+  explicit Impl(const Topology& t) : topo(t), servers(t), fabric(t) {}
+
+  const Topology& topo;
+  route::ServerIndex servers;
+  route::FabricIndex fabric;
+  // Paths inside a template server, by (server, src, dst); references stay valid (node map).
+  mutable std::unordered_map<std::uint64_t, Path> template_paths;
+  mutable std::unordered_map<std::uint64_t, Path> paths;  // every path handed out, by (src, dst)
+  mutable std::unordered_map<std::uint64_t, int> template_nic;  // (server, gpu) → nic, template
+
+  const Path& in_template(int src, int dst) const {  // src, dst inside one template server
+    auto [it, fresh] = template_paths.try_emplace(pair_key(src, dst));
+    if (fresh) {
+      const int g = servers.group(src);
+      route::SearchScope scope{&servers.members(g), &servers.slot_of(), false};
+      it->second = route::best_path(topo, src, dst, scope);
+    }
+    return it->second;
+  }
+
+  // Path inside one server, computed on its template and translated.
+  Path intra(int src, int dst) const {
+    const int g = servers.group(src);
+    const int tg = servers.template_of(g);
+    const Path& p = in_template(servers.same_slot(src, tg), servers.same_slot(dst, tg));
+    return servers.translate(p, tg, g);
+  }
+
+  int nic_of_gpu(int gpu) const {
+    const int g = servers.group(gpu);
+    if (g < 0) return -1;
+    const int tg = servers.template_of(g);
+    const int tgpu = servers.same_slot(gpu, tg);
+    auto [it, fresh] = template_nic.try_emplace(pair_key(tg, tgpu), -1);
+    if (fresh) it->second = pick_nic(tgpu, tg, -1);
+    return it->second < 0 ? -1 : servers.same_slot(it->second, g);
+  }
+
+  // Closest NIC of server `g` to `gpu` (optionally only NICs of fabric plane `plane`). Ties go
+  // to the NIC at position (gpu local index mod ties): the same rail on every server.
+  int pick_nic(int gpu, int g, int plane) const {
+    std::vector<std::pair<const Path*, int>> best;
+    for (int d : servers.members(g)) {
+      if (topo.device(d).type != DeviceType::Nic) continue;
+      if (plane >= 0 && fabric.plane(d) != plane) continue;
+      const Path& p = in_template(gpu, d);
+      if (p.cls == PathClass::DIS) continue;
+      if (best.empty() || closer(p, *best.front().first)) best.clear();
+      if (best.empty() || !closer(*best.front().first, p)) best.push_back({&p, d});
+    }
+    if (best.empty()) return -1;
+    std::sort(best.begin(), best.end(), [&](const auto& x, const auto& y) {
+      return topo.device(x.second).local_index < topo.device(y.second).local_index;
+    });
+    const int li = std::max(0, topo.device(gpu).local_index);
+    return best[static_cast<std::size_t>(li) % best.size()].second;
+  }
+
+  // src and dst in different servers (or an intra-server pair without P2P): GPU → NIC → fabric
+  // → NIC → GPU. The source NIC must share the destination NIC's plane (rail); when the GPU's
+  // own NIC does not, it relays to a NIC that does, as NCCL's PXN does.
+  std::optional<Path> structural(int src, int dst) const {
+    if (!fabric.usable()) return std::nullopt;
+    const bool src_nic = topo.device(src).type == DeviceType::Nic;
+    const bool dst_nic = topo.device(dst).type == DeviceType::Nic;
+    const int nd = dst_nic ? dst : nic_of_gpu(dst);
+    if (nd < 0 || fabric.plane(nd) < 0) return std::nullopt;
+    int ns = src_nic ? src : nic_of_gpu(src);
+    if (ns < 0) return std::nullopt;
+    if (fabric.plane(ns) != fabric.plane(nd)) {
+      if (src_nic) return std::nullopt;
+      const int g = servers.group(src);
+      const int tg = servers.template_of(g);
+      const int t = pick_nic(servers.same_slot(src, tg), tg, fabric.plane(nd));
+      if (t < 0) return std::nullopt;
+      ns = servers.same_slot(t, g);
+      if (fabric.plane(ns) != fabric.plane(nd)) return std::nullopt;
+    }
+    auto mid = fabric.route(ns, nd, route::mix_hash(pair_key(src, dst)));
+    if (!mid) return std::nullopt;
+    Path p{src, dst, {}, PathClass::NET, 1e300, 0};
+    auto append = [&](const Path& piece) {
+      p.hops.insert(p.hops.end(), piece.hops.begin(), piece.hops.end());
+      p.bw_GBps = std::min(p.bw_GBps, piece.bw_GBps);
+      p.latency_us += piece.latency_us;
+    };
+    if (src != ns) {
+      Path a = intra(src, ns);
+      if (a.cls == PathClass::DIS) return std::nullopt;
+      append(a);
+    }
+    for (DirLink d : *mid) {
+      p.hops.push_back(d);
+      p.bw_GBps = std::min(p.bw_GBps, topo.bw_GBps(d));
+      p.latency_us += topo.link(link_of(d)).latency_us;
+    }
+    if (dst != nd) {
+      Path b = intra(nd, dst);
+      if (b.cls == PathClass::DIS) return std::nullopt;
+      append(b);
+    }
+    return p;
+  }
+
+  Path compute(int src, int dst) const {
+    if (src == dst) return Path{src, dst, {}, PathClass::LOC, 0, 0};
+    const int gs = servers.group(src), gd = servers.group(dst);
+    if (gs >= 0 && gs == gd) {
+      Path p = intra(src, dst);
+      if (p.cls != PathClass::DIS) return p;  // the network only when there is no P2P path
+    }
+    if (gs >= 0 && gd >= 0) {
+      if (auto p = structural(src, dst)) return *p;
+    }
+    return route::best_path(topo, src, dst, route::SearchScope{nullptr, nullptr, true});
+  }
+};
+
+Router::Router(const Topology& topology) : impl_(std::make_unique<Impl>(topology)) {}
+Router::~Router() = default;
+Router::Router(Router&&) noexcept = default;
+Router& Router::operator=(Router&&) noexcept = default;
+
+const Topology& Router::topology() const {
+  return impl_->topo;
+}
+
+const Path& Router::path(int src, int dst) const {
+  auto [it, fresh] = impl_->paths.try_emplace(pair_key(src, dst));
+  if (fresh) it->second = impl_->compute(src, dst);
+  return it->second;
+}
+
+int Router::nic_of_gpu(int gpu) const {
+  return impl_->nic_of_gpu(gpu);
+}
+
+double Router::nvlink_domain_GBps(int gpu) const {
+  double sum = 0;
+  for (const Adjacent& a : impl_->topo.neighbours(gpu))
+    if (impl_->topo.link(link_of(a.out)).kind == LinkKind::NVLink)
+      sum += impl_->topo.bw_GBps(a.out);
+  return sum;
+}
+
+double Router::network_GBps(int gpu) const {
+  const int nic = nic_of_gpu(gpu);
+  if (nic < 0) return 0;
+  double port = impl_->fabric.nic_port_GBps(nic);
+  if (port <= 0) {  // a server alone: the NIC's line rate from the catalog
+    const NicSpec* spec = Catalog::builtin().find_nic(impl_->topo.device(nic).model);
+    port = spec ? spec->GBps : 0;
+  }
+  return std::min(port, path(gpu, nic).bw_GBps);
+}
+
+}  // namespace topoplan

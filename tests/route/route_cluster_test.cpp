@@ -1,0 +1,139 @@
+// Generated clusters: structure, structural routes between servers, ECMP, bisection.
+// ConnectX-7 ports are ib-ndr400: 50 GB/s per direction, 0.35 µs (topologies/catalog).
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "topoplan/error.hpp"
+#include "topoplan/route.hpp"
+#include "topoplan/topology_io.hpp"
+
+using namespace topoplan;
+
+namespace {
+int id(const Topology& t, const std::string& name) {
+  auto i = t.find(name);
+  REQUIRE(i.has_value());
+  return *i;
+}
+int count_type(const Topology& t, DeviceType type, int tier = -1) {
+  int n = 0;
+  for (std::size_t d = 0; d < t.device_count(); ++d) {
+    const Device& dev = t.device(static_cast<int>(d));
+    n += dev.type == type && (tier < 0 || dev.tier == tier);
+  }
+  return n;
+}
+Topology cluster(const std::string& server, int nodes, const std::string& fabric,
+                 double oversub = 1.0) {
+  ClusterOptions o;
+  o.nodes = nodes;
+  o.fabric = fabric;
+  o.oversubscription = oversub;
+  return make_cluster(load_topology(server), o);
+}
+}  // namespace
+
+TEST_CASE("2-node rail-optimized hgx-h100-8: NET paths through the rail leaf") {
+  const Topology t = cluster("hgx-h100-8", 2, "rail-optimized");
+  CHECK(t.gpus().size() == 16);
+  CHECK(t.node_count() == 2);
+  CHECK(count_type(t, DeviceType::NetSwitch) == 8);  // one leaf per rail, 2 ports each
+  CHECK(t.fabric.tiers == 1);
+  CHECK(t.fabric.link == "ib-ndr400");
+  CHECK(t.validate().empty());
+  Router r(t);
+  // n0/gpu0→psw0→nic0→rail0/leaf0→nic0→psw0→gpu0: NET, bottleneck the 50 GB/s NIC port,
+  // latency 4 × 0.5 (PCIe) + 2 × 0.35 (IB) = 2.7 µs.
+  const Path& p = r.path(id(t, "n0/gpu0"), id(t, "n1/gpu0"));
+  CHECK(p.cls == PathClass::NET);
+  CHECK(p.bw_GBps == doctest::Approx(50));
+  CHECK(p.latency_us == doctest::Approx(2.7));
+  REQUIRE(p.hops.size() == 6);
+  CHECK(t.device(t.to_device(p.hops[2])).id == "rail0/leaf0");
+  // Cross-rail: gpu0 relays over NVLink to gpu3 and uses nic3 (PXN), then rail 3:
+  // 0.3 + 0.3 + 0.5 + 0.5 + 0.35 + 0.35 + 0.5 + 0.5 = 3.3 µs.
+  const Path& x = r.path(id(t, "n0/gpu0"), id(t, "n1/gpu3"));
+  CHECK(x.cls == PathClass::NET);
+  CHECK(x.bw_GBps == doctest::Approx(50));
+  CHECK(x.latency_us == doctest::Approx(3.3));
+  // Inside one server the network is never used.
+  const Path& in = r.path(id(t, "n1/gpu0"), id(t, "n1/gpu7"));
+  CHECK(in.cls == PathClass::NVL);
+  CHECK(in.bw_GBps == doctest::Approx(450));
+  CHECK(t.device(r.nic_of_gpu(id(t, "n1/gpu5"))).id == "n1/nic5");
+  CHECK(r.network_GBps(id(t, "n1/gpu5")) == doctest::Approx(50));
+}
+
+TEST_CASE("rail-optimized: spines appear when one leaf cannot hold a rail") {
+  // 96 servers: each rail has 96 ports > 64, so 3 leaves of 32 down + 32 up ports per rail.
+  // Their 3 × 32 uplinks fit one top tier; 3 leaves × 32/C ≤ 64 ports needs C = 2 spines
+  // per rail, each taking 16 bundled links from every leaf.
+  const Topology t = cluster("hgx-h100-8", 96, "rail-optimized");
+  CHECK(t.fabric.tiers == 2);
+  CHECK(count_type(t, DeviceType::NetSwitch, 1) == 8 * 3);
+  CHECK(count_type(t, DeviceType::NetSwitch, 2) == 8 * 2);
+  Router r(t);
+  const Path& p = r.path(id(t, "n0/gpu2"), id(t, "n95/gpu2"));  // leaf0 → spine → leaf2
+  CHECK(p.cls == PathClass::NET);
+  CHECK(p.hops.size() == 8);
+  CHECK(p.bw_GBps == doctest::Approx(50));
+  const Path& q = r.path(id(t, "n0/gpu2"), id(t, "n31/gpu2"));  // same leaf: no spine
+  CHECK(q.hops.size() == 6);
+}
+
+TEST_CASE("fat-tree: ECMP spreads leaf-to-leaf flows over the spines") {
+  // 16 × 8 = 128 ports: 4 leaves of 32; top tier C = 2 spines, 16 links from each leaf.
+  const Topology t = cluster("hgx-h100-8", 16, "fat-tree");
+  CHECK(count_type(t, DeviceType::NetSwitch, 1) == 4);
+  CHECK(count_type(t, DeviceType::NetSwitch, 2) == 2);
+  Router r(t);
+  std::map<int, int> per_spine;
+  for (int a = 0; a < 4; ++a)    // servers 0-3 sit on leaf0
+    for (int b = 4; b < 8; ++b)  // servers 4-7 on leaf1
+      for (int g = 0; g < 8; ++g)
+        for (int h = 0; h < 8; ++h) {
+          const Path& p = r.path(t.gpus_of_node(a)[g], t.gpus_of_node(b)[h]);
+          for (DirLink d : p.hops)
+            if (t.device(t.to_device(d)).tier == 2) ++per_spine[t.to_device(d)];
+        }
+  REQUIRE(per_spine.size() == 2);
+  for (auto [spine, n] : per_spine) CHECK((n > 1024 * 4 / 10 && n < 1024 * 6 / 10));
+}
+
+TEST_CASE("fat-tree bisection: non-blocking, then 3:1 oversubscribed") {
+  // Non-blocking: rank-order halves are servers 0-7 (leaves 0, 1) against 8-15 (leaves 2, 3);
+  // 64 NICs × 50 GB/s = 3200 GB/s cross, matched by 2 leaves × 32 uplinks × 50 GB/s.
+  const Topology t1 = cluster("hgx-h100-8", 16, "fat-tree");
+  Router r1(t1);
+  CHECK(bisection_GBps(r1) == doctest::Approx(3200));
+  // 3:1: leaves take 48 down / 16 up ports: leaf0 = servers 0-5, leaf1 = 6-11, leaf2 = 12-15.
+  // Side A (servers 0-7): leaf0 sends up 16 × 50 = 800; on leaf1, A's 16 ports reach B's 32
+  // ports locally (800); leaf0's 800 comes down through leaf1 or leaf2. Total 1600 GB/s.
+  const Topology t3 = cluster("hgx-h100-8", 16, "fat-tree", 3.0);
+  Router r3(t3);
+  CHECK(bisection_GBps(r3) == doctest::Approx(1600));
+}
+
+TEST_CASE("three tiers and bad options") {
+  // 2560 servers × 8 NICs, rail plane of 2560 ports: 80 leaves > 64, so pods of 32 leaves
+  // (3 pods) and a third tier.
+  const Topology t = cluster("hgx-h20-8", 2560, "rail-optimized");
+  CHECK(t.fabric.tiers == 3);
+  Router r(t);
+  const Path& p = r.path(id(t, "n0/gpu1"), id(t, "n2559/gpu1"));
+  CHECK(p.cls == PathClass::NET);
+  int top = 0;
+  for (DirLink d : p.hops) top = std::max(top, t.device(t.to_device(d)).tier);
+  CHECK(top == 3);
+  ClusterOptions bad;
+  bad.nodes = 4;
+  bad.fabric = "fat-tre";
+  CHECK_THROWS_AS(make_cluster(load_topology("hgx-h20-8"), bad), UnknownNameError);
+  bad.fabric = "fat-tree";
+  bad.oversubscription = 0.5;
+  CHECK_THROWS_AS(make_cluster(load_topology("hgx-h20-8"), bad), InputError);
+  bad.oversubscription = 1;
+  bad.link = "nvlink4";
+  CHECK_THROWS_AS(make_cluster(load_topology("hgx-h20-8"), bad), InputError);
+}
