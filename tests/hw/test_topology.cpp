@@ -1,10 +1,171 @@
+// Topology graph: construction, adjacency, rank order, copies and validate().
 #include <doctest/doctest.h>
 
-#include "topoplan/topology_io.hpp"
+#include <algorithm>
+
+#include "topoplan/error.hpp"
+#include "topoplan/topology.hpp"
 
 using namespace topoplan;
 
-TEST_CASE("smoke") {
-  Topology t = load_topology("hgx-h20-8");
-  CHECK(t.gpus().size() == 8);
+namespace {
+
+Device dev(const std::string& id, DeviceType type, int node = 0, int local = 0,
+           std::string model = "") {
+  Device d;
+  d.id = id;
+  d.type = type;
+  d.node = node;
+  d.local_index = local;
+  d.model = std::move(model);
+  return d;
+}
+
+Link lnk(int a, int b, double bw, const std::string& type = "pcie5") {
+  Link l;
+  l.a = a;
+  l.b = b;
+  l.bw_GBps = bw;
+  l.type = type;
+  return l;
+}
+
+bool has_message(const std::vector<Diagnostic>& diags, const std::string& location,
+                 const std::string& part) {
+  return std::any_of(diags.begin(), diags.end(), [&](const Diagnostic& d) {
+    return d.location == location && d.message.find(part) != std::string::npos;
+  });
+}
+
+// gpu0 -- sw -- gpu1, the smallest valid topology.
+Topology two_gpus() {
+  Topology t;
+  t.add_device(dev("gpu0", DeviceType::Gpu, 0, 0, "H20"));
+  t.add_device(dev("gpu1", DeviceType::Gpu, 0, 1, "H20"));
+  t.add_device(dev("sw", DeviceType::PcieSwitch));
+  t.add_link(lnk(0, 2, 64));
+  t.add_link(lnk(2, 1, 32));
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("devices and links are indexed and found by id") {
+  Topology t = two_gpus();
+  CHECK(t.device_count() == 3);
+  CHECK(t.link_count() == 2);
+  CHECK(t.find("sw") == 2);
+  CHECK_FALSE(t.find("gpu9").has_value());
+  CHECK(t.device(1).id == "gpu1");
+  CHECK_THROWS_AS(t.device(3), InternalError);
+  CHECK_THROWS_AS(t.add_device(dev("gpu0", DeviceType::Gpu)), InternalError);
+  CHECK_THROWS_AS(t.add_link(lnk(0, 7, 1)), InternalError);
+}
+
+TEST_CASE("directed links: forward is 2i, reverse 2i+1") {
+  Topology t = two_gpus();
+  // Link 1 joins sw (a=2) to gpu1 (b=1); leaving gpu1 it is used in reverse: DirLink 3.
+  const auto& out = t.neighbours(1);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].out == 3);
+  CHECK(out[0].device == 2);
+  CHECK(is_reverse(out[0].out));
+  CHECK(link_of(out[0].out) == 1);
+  CHECK(t.from_device(3) == 1);
+  CHECK(t.to_device(3) == 2);
+  CHECK(t.from_device(2) == 2);
+  CHECK(t.bw_GBps(3) == 32);
+  CHECK(t.neighbours(2).size() == 2);
+}
+
+TEST_CASE("gpus() is node-major then local_index whatever the insertion order") {
+  Topology t;
+  t.add_device(dev("n1/gpu1", DeviceType::Gpu, 1, 1));
+  t.add_device(dev("n0/gpu1", DeviceType::Gpu, 0, 1));
+  t.add_device(dev("n1/gpu0", DeviceType::Gpu, 1, 0));
+  t.add_device(dev("n0/gpu0", DeviceType::Gpu, 0, 0));
+  t.add_device(dev("n1/nic0", DeviceType::Nic, 1, 0));
+  t.add_device(dev("leaf0", DeviceType::NetSwitch, -1, 0));
+  std::vector<std::string> ids;
+  for (int g : t.gpus()) ids.push_back(t.device(g).id);
+  CHECK(ids == std::vector<std::string>{"n0/gpu0", "n0/gpu1", "n1/gpu0", "n1/gpu1"});
+  CHECK(t.node_count() == 2);
+  CHECK(t.gpus_of_node(1) == std::vector<int>{2, 0});
+  CHECK(t.nics_of_node(1) == std::vector<int>{4});
+  CHECK(t.nics_of_node(0).empty());
+  CHECK(t.gpus_of_node(5).empty());
+}
+
+TEST_CASE("copies are deep and moves keep the data") {
+  Topology t = two_gpus();
+  t.name = "x";
+  Topology c = t;
+  c.add_device(dev("gpu2", DeviceType::Gpu, 0, 2));
+  c.add_link(lnk(2, 3, 16));
+  CHECK(t.device_count() == 3);
+  CHECK(c.device_count() == 4);
+  CHECK(c.gpus().size() == 3);
+  CHECK(t.gpus().size() == 2);
+  CHECK(c.name == "x");
+  Topology m = std::move(c);
+  CHECK(m.find("gpu2") == 3);
+  CHECK(m.neighbours(3).size() == 1);
+  t = m;
+  CHECK(t.link_count() == 3);
+}
+
+TEST_CASE("gpu_spec reads the catalog") {
+  Topology t = two_gpus();
+  CHECK(t.gpu_spec(0).memory_bytes == doctest::Approx(96e9));
+  CHECK_THROWS_AS(t.gpu_spec(2), InternalError);
+  Topology u;
+  u.add_device(dev("g", DeviceType::Gpu, 0, 0, "H2O"));
+  CHECK_THROWS_AS(u.gpu_spec(0), UnknownNameError);
+}
+
+TEST_CASE("to_string of device types and link kinds") {
+  CHECK(to_string(DeviceType::PcieSwitch) == "pcie-switch");
+  CHECK(to_string(DeviceType::NetSwitch) == "net-switch");
+  CHECK(to_string(LinkKind::NVLink) == "nvlink");
+  CHECK(to_string(LinkKind::Network) == "network");
+}
+
+TEST_CASE("validate: a well-formed topology has no diagnostics") {
+  CHECK(two_gpus().validate().empty());
+}
+
+TEST_CASE("validate reports every problem at once") {
+  Topology t = two_gpus();
+  t.add_device(dev("gpu2", DeviceType::Gpu, 0, 2));  // 3: isolated GPU
+  t.add_device(dev("nvs", DeviceType::NvSwitch));    // 4: switch without GPUs
+  t.add_device(dev("cpu0", DeviceType::Cpu));        // 5
+  t.add_link(lnk(4, 5, 10));
+  t.add_link(lnk(5, 5, 10));           // self-link
+  t.add_link(lnk(2, 5, 0));            // zero bandwidth
+  t.add_link(lnk(0, 2, 64));           // duplicate of link 0 (same pair, same type)
+  t.add_link(lnk(2, 0, 64, "pcie4"));  // same pair, another type: not a duplicate
+  const auto diags = t.validate();
+  CHECK(has_message(diags, "cpu0 -- cpu0", "self-link"));
+  CHECK(has_message(diags, "sw -- cpu0", "must be > 0"));
+  CHECK(has_message(diags, "gpu0 -- sw", "duplicate pcie5"));
+  CHECK_FALSE(has_message(diags, "sw -- gpu0", "duplicate"));
+  CHECK(has_message(diags, "gpu2", "no path to GPU 'gpu0'"));
+  CHECK(has_message(diags, "gpu2", "not connected to anything"));
+  CHECK(has_message(diags, "nvs", "NVSwitch has no GPU"));
+  CHECK(diags.size() == 6);
+}
+
+TEST_CASE("validate: GPUs need a path to a NIC of their own server") {
+  Topology t = two_gpus();
+  t.add_device(dev("nic0", DeviceType::Nic, 0, 0, "ConnectX-7"));  // 3
+  t.add_device(dev("gpu2", DeviceType::Gpu, 0, 2, "H20"));         // 4
+  t.add_device(dev("nvs", DeviceType::NvSwitch, -1));              // 5: outside any server
+  t.add_link(lnk(3, 0, 64));                                       // nic0 hangs off gpu0 only
+  t.add_link(lnk(4, 5, 450, "nvlink4"));
+  t.add_link(lnk(0, 5, 450, "nvlink4"));
+  // gpu2 reaches nic0 only through nvs, which belongs to no server (node -1): not a server path.
+  const auto diags = t.validate();
+  CHECK(has_message(diags, "gpu2", "no path to a NIC"));
+  CHECK_FALSE(has_message(diags, "gpu1", "no path to a NIC"));
+  CHECK(diags.size() == 1);
 }

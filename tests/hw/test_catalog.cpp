@@ -1,0 +1,123 @@
+// Hardware catalog: built-in figures, identities between fields, lookups and parse errors.
+#include <doctest/doctest.h>
+
+#include "topoplan/error.hpp"
+#include "topoplan/hardware.hpp"
+#include "topoplan/units.hpp"
+
+using namespace topoplan;
+
+namespace {
+const char* kLinks = R"({"links": [
+  {"name": "nvlink4", "kind": "nvlink", "GBps": 25, "efficiency": 0.8, "latency_us": 0.3, "source": "s"},
+  {"name": "pcie5", "kind": "pcie", "GBps": 4, "latency_us": 0.5, "source": "s"},
+  {"name": "ib-ndr400", "kind": "network", "GBps": 50, "source": "s"}]})";
+const char* kGpus = R"({"gpus": [
+  {"name": "G", "vendor_name": "g", "sm_version": 90, "memory_GiB": 2, "hbm_GBps": 1, "bf16_TFLOPS": 1,
+   "fp16_TFLOPS": 1, "nvlink_type": "nvlink4", "nvlink_count": 2, "nvlink_GBps": 50,
+   "pcie_type": "pcie5", "pcie_lanes": 16, "power_W": 1, "source": "s"}]})";
+const char* kNics = R"({"nics": [{"name": "N", "GBps": 50, "port_link": "ib-ndr400",
+  "pcie_type": "pcie5", "pcie_lanes": 16, "source": "s"}]})";
+
+std::string error_of(const std::string& gpus, const std::string& links, const std::string& nics) {
+  try {
+    Catalog::parse(gpus, links, nics, "cat");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("built-in GPUs carry the reference figures") {
+  const Catalog& c = Catalog::builtin();
+  const GpuSpec& h20 = c.gpu("H20");
+  CHECK(h20.memory_bytes == doctest::Approx(96e9));
+  CHECK(h20.hbm_GBps == 4000);
+  CHECK(h20.bf16_TFLOPS == 148);
+  CHECK(h20.sm_version == 90);
+  CHECK(c.gpu("H20-141GB").memory_bytes == doctest::Approx(141 * kGiB));
+  CHECK(c.gpu("H800-SXM").nvlink_GBps == 200);
+  CHECK(c.gpu("A800-SXM").nvlink_GBps == 200);
+  CHECK(c.gpu("B200").fp4_TFLOPS == 9000);
+  CHECK(c.gpu("L40S").nvlink_type.empty());
+  CHECK(c.gpus().size() >= 13);
+}
+
+TEST_CASE(
+    "catalog identities: NVLink total = links x per-link bandwidth; every entry has a source") {
+  const Catalog& c = Catalog::builtin();
+  for (const GpuSpec& g : c.gpus()) {
+    CAPTURE(g.name);
+    CHECK_FALSE(g.source.empty());
+    CHECK(g.memory_bytes > 0);
+    CHECK(g.fp16_TFLOPS >= g.bf16_TFLOPS * 0.99);
+    if (!g.nvlink_type.empty()) {
+      CHECK(c.link(g.nvlink_type).kind == LinkKind::NVLink);
+      CHECK(g.nvlink_count * c.link(g.nvlink_type).GBps == doctest::Approx(g.nvlink_GBps));
+    } else {
+      CHECK(g.nvlink_GBps == 0);
+    }
+    CHECK(c.link(g.pcie_type).kind == LinkKind::PCIe);
+  }
+  for (const LinkSpec& l : c.links()) {
+    CAPTURE(l.name);
+    CHECK_FALSE(l.source.empty());
+    CHECK(l.efficiency > 0);
+    CHECK(l.efficiency <= 1);
+  }
+  for (const NicSpec& n : c.nics()) {
+    CAPTURE(n.name);
+    // A NIC's line rate is its port's rate, and its PCIe host link can carry it (nominal).
+    CHECK(c.link(n.port_link).GBps == doctest::Approx(n.GBps));
+    CHECK(c.link(n.pcie_type).GBps * n.pcie_lanes >= n.GBps);
+  }
+}
+
+TEST_CASE("link units: PCIe per lane, Gen5 x16 = 64 GB/s; NDR400 = 400 Gb/s / 8 = 50 GB/s") {
+  const Catalog& c = Catalog::builtin();
+  CHECK(c.link("pcie5").GBps * 16 == doctest::Approx(64));
+  CHECK(c.link("pcie4").GBps * 16 == doctest::Approx(32));
+  CHECK(c.link("ib-ndr400").GBps == doctest::Approx(50));
+  CHECK(c.link("ib-ndr400").efficiency == doctest::Approx(48.0 / 50));  // nccl-tests #290/#319
+  CHECK(c.link("nvlink4").GBps * 18 == doctest::Approx(450));
+  CHECK(c.link("nvlink5").GBps * 18 == doctest::Approx(900));
+  CHECK(c.link("upi").kind == LinkKind::CpuLink);
+  CHECK(c.nic("ConnectX-7").GBps == 50);
+  CHECK(c.nic("ConnectX-6").port_link == "ib-hdr");
+}
+
+TEST_CASE("lookups: find_* returns nullptr, the throwing form suggests close names") {
+  const Catalog& c = Catalog::builtin();
+  CHECK(c.find_gpu("H2O") == nullptr);
+  CHECK(c.find_link("nvlink9") == nullptr);
+  CHECK(c.find_nic("ConnectX-7") != nullptr);
+  CHECK_THROWS_WITH_AS(c.gpu("H2O"), doctest::Contains("did you mean 'H20'"), UnknownNameError);
+  CHECK_THROWS_WITH_AS(c.link("nvlnk4"), doctest::Contains("'nvlink4'"), UnknownNameError);
+  CHECK_THROWS_WITH_AS(c.nic("ConnectX7"), doctest::Contains("'ConnectX-7'"), UnknownNameError);
+}
+
+TEST_CASE("Catalog::parse accepts a minimal catalog") {
+  Catalog c = Catalog::parse(kGpus, kLinks, kNics, "cat");
+  CHECK(c.gpu("G").memory_bytes == doctest::Approx(2 * kGiB));
+  CHECK(c.link("pcie5").efficiency == 1.0);  // no efficiency given
+  CHECK(c.link("nvlink4").efficiency == doctest::Approx(0.8));
+}
+
+TEST_CASE("Catalog::parse errors name the file and the JSON pointer") {
+  std::string bad_kind = kLinks;
+  bad_kind.replace(bad_kind.find("\"pcie\""), 6, "\"pci\"");
+  CHECK(error_of(kGpus, bad_kind, kNics)
+            .find("cat/links.json: /links/1/kind: unknown link kind 'pci'") == 0);
+  std::string neg = kGpus;
+  neg.replace(neg.find("\"hbm_GBps\": 1"), 13, "\"hbm_GBps\": -1");
+  CHECK(error_of(neg, kLinks, kNics).find("cat/gpus.json: /gpus/0/hbm_GBps: must be > 0") == 0);
+  std::string dangling = kNics;
+  dangling.replace(dangling.find("ib-ndr400"), 9, "ib-ndr4000");
+  CHECK(error_of(kGpus, kLinks, dangling)
+            .find("cat/nics.json: /nics/0/port_link: unknown link type") == 0);
+  std::string missing = kGpus;
+  missing.replace(missing.find("\"source\": \"s\""), 13, "\"x\": 1");
+  CHECK(error_of(missing, kLinks, kNics) == "cat/gpus.json: /gpus/0/source: missing field");
+  CHECK(error_of(kGpus, "{\"links\": [", kNics).find("cat/links.json: line 1") == 0);
+}

@@ -1,0 +1,175 @@
+// Built-in servers: each validates, has the datasheet GPU count and memory, and its wiring.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "topoplan/error.hpp"
+#include "topoplan/topology_io.hpp"
+
+using namespace topoplan;
+
+namespace {
+
+double total_memory_bytes(const Topology& t) {
+  double sum = 0;
+  for (int g : t.gpus()) sum += t.gpu_spec(g).memory_bytes;
+  return sum;
+}
+
+// Sum of per-direction bandwidth of `kind` links leaving `device`.
+double bw_of_kind(const Topology& t, int device, LinkKind kind) {
+  double sum = 0;
+  for (const Adjacent& a : t.neighbours(device)) {
+    if (t.link(link_of(a.out)).kind == kind) sum += t.bw_GBps(a.out);
+  }
+  return sum;
+}
+
+int neighbour(const Topology& t, int device, DeviceType type) {
+  for (const Adjacent& a : t.neighbours(device)) {
+    if (t.device(a.device).type == type) return a.device;
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("every built-in server validates and is one node") {
+  const auto names = builtin_topology_names();
+  CHECK(names.size() >= 10);
+  CHECK(std::is_sorted(names.begin(), names.end()));
+  for (const std::string& name : names) {
+    if (name.find("cluster") != std::string::npos) continue;
+    CAPTURE(name);
+    Topology t = load_topology(name);
+    CHECK(t.name == name);
+    CHECK_FALSE(t.description.empty());
+    for (const auto& d : t.validate()) FAIL_CHECK(d.location << ": " << d.message);
+    CHECK(t.node_count() == 1);
+    CHECK(t.nics_of_node(0).size() >= 2);
+  }
+}
+
+TEST_CASE("GPU counts, memory and NVLink bandwidth per server") {
+  struct Expect {
+    const char* name;
+    std::size_t gpus;
+    double memory_GB;    // gpus x catalog memory
+    double nvlink_GBps;  // per GPU, per direction
+  };
+  // hgx-h20-8: 8 x 96 GB = 768 GB; 18 x 25 = 450 GB/s. H800: 8 x 25 = 200. A100: 12 x 25 = 300.
+  // A800: 8 x 25 = 200. B200: 18 x 50 = 900. GB200 NVL72: 72 x 186 GB = 13,392 GB (NVIDIA: 13.4
+  // TB).
+  const Expect cases[] = {{"hgx-h20-8", 8, 768, 450},   {"hgx-h100-8", 8, 640, 450},
+                          {"hgx-h200-8", 8, 1128, 450}, {"hgx-h800-8", 8, 640, 200},
+                          {"dgx-a100-8", 8, 640, 300},  {"hgx-a800-8", 8, 640, 200},
+                          {"hgx-b200-8", 8, 1440, 900}, {"gb200-nvl72", 72, 13392, 900},
+                          {"pcie-l40s-8", 8, 384, 0},   {"pcie-rtx4090-8", 8, 192, 0}};
+  for (const Expect& e : cases) {
+    CAPTURE(e.name);
+    Topology t = load_topology(e.name);
+    CHECK(t.gpus().size() == e.gpus);
+    CHECK(total_memory_bytes(t) == doctest::Approx(e.memory_GB * 1e9));
+    for (int g : t.gpus())
+      CHECK(bw_of_kind(t, g, LinkKind::NVLink) == doctest::Approx(e.nvlink_GBps));
+    for (int g : t.gpus())
+      CHECK(bw_of_kind(t, g, LinkKind::NVLink) == doctest::Approx(t.gpu_spec(g).nvlink_GBps));
+  }
+}
+
+TEST_CASE("hgx-h20-8 wiring: GPU i and NIC i share a PCIe switch; 2 switches per CPU; UPI") {
+  Topology t = load_topology("hgx-h20-8");
+  CHECK(t.device_count() == 8 + 1 + 4 + 8 + 2);
+  for (int i = 0; i < 8; ++i) {
+    const int gpu = *t.find("gpu" + std::to_string(i));
+    const int nic = *t.find("nic" + std::to_string(i));
+    CHECK(t.device(gpu).local_index == i);
+    CHECK(t.gpus()[i] == gpu);
+    const int sw = neighbour(t, gpu, DeviceType::PcieSwitch);
+    CHECK(t.device(sw).id == "psw" + std::to_string(i / 2));
+    CHECK(neighbour(t, nic, DeviceType::PcieSwitch) == sw);
+    CHECK(bw_of_kind(t, gpu, LinkKind::PCIe) == doctest::Approx(64));  // Gen5 x16
+    CHECK(t.device(neighbour(t, sw, DeviceType::Cpu)).id == (i < 4 ? "cpu0" : "cpu1"));
+  }
+  CHECK(bw_of_kind(t, *t.find("cpu0"), LinkKind::CpuLink) ==
+        doctest::Approx(22));  // NCCL SRP_QPI_BW
+  CHECK(t.nics_of_node(0).size() == 8);
+  CHECK(t.gpus_of_node(0) == t.gpus());
+}
+
+TEST_CASE("PCIe-only servers: no NVLink, GPUs meet through switches and CPUs") {
+  Topology t = load_topology("pcie-l40s-8");
+  const int g0 = *t.find("gpu0"), g7 = *t.find("gpu7");
+  CHECK(bw_of_kind(t, g0, LinkKind::NVLink) == 0);
+  CHECK(neighbour(t, g0, DeviceType::PcieSwitch) != neighbour(t, g7, DeviceType::PcieSwitch));
+  CHECK(bw_of_kind(t, g0, LinkKind::PCIe) == doctest::Approx(32));  // Gen4 x16
+  CHECK(load_topology("pcie-rtx4090-8").device(*t.find("gpu0")).model == "RTX-4090");
+}
+
+TEST_CASE("gb200-nvl72: every GPU has NVLink-C2C to a Grace shared with one other GPU") {
+  Topology t = load_topology("gb200-nvl72");
+  for (int g : t.gpus()) {
+    const int cpu = neighbour(t, g, DeviceType::Cpu);
+    REQUIRE(cpu >= 0);
+    CHECK(t.device(cpu).local_index == t.device(g).local_index / 2);
+    CHECK(bw_of_kind(t, g, LinkKind::C2C) == doctest::Approx(450));
+  }
+  CHECK(t.nics_of_node(0).size() == 72);
+}
+
+TEST_CASE("load_topology: unknown names suggest built-ins; a file path wins") {
+  CHECK_THROWS_WITH_AS(load_topology("hgx-h20"), doctest::Contains("did you mean 'hgx-h20-8'"),
+                       UnknownNameError);
+  CHECK_THROWS_AS(load_topology("/nonexistent/dir/x.json"), InputError);
+  // A file named like a built-in wins over the built-in.
+  const auto dir = std::filesystem::temp_directory_path() / "topoplan_test_hw";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "hgx-h20-8";
+  {
+    std::ofstream out(path);
+    out << R"({"name": "mine", "devices": [{"id": "g[0-1]", "type": "gpu", "model": "L20"}],
+              "links": [{"from": "g0", "to": "g1", "type": "pcie4", "count": 16}]})";
+  }
+  const auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  Topology t = load_topology("hgx-h20-8");
+  std::filesystem::current_path(cwd);
+  CHECK(t.name == "mine");
+  CHECK(t.gpus().size() == 2);
+  // Errors in a file name the file.
+  {
+    std::ofstream out(dir / "bad.json");
+    out << "{\"name\": \"b\", \"devices\": [{\"id\": \"g\", \"type\": \"gpu\", \"model\": \"X\"}], "
+           "\"links\": []}";
+  }
+  const std::string bad = (dir / "bad.json").string();
+  const std::string expected = bad + ": /devices/0/model: unknown GPU model 'X'";
+  CHECK_THROWS_WITH(load_topology(bad), doctest::Contains(expected.c_str()));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a node count on a server generates a cluster; on a cluster it is an error") {
+  ClusterOptions opts;
+  opts.nodes = 2;
+  Topology c = load_topology("hgx-h20-8", opts);
+  CHECK(c.gpus().size() == 16);
+  CHECK(c.node_count() == 2);
+  CHECK(c.gpus_of_node(1).size() == 8);
+  CHECK(c.validate().empty());
+  CHECK_THROWS_WITH_AS(load_topology("h20-cluster-16", opts),
+                       doctest::Contains("already a cluster"), InputError);
+}
+
+TEST_CASE("built-in cluster file: 16 x hgx-h20-8 on rail-optimized NDR400") {
+  Topology c = load_topology("h20-cluster-16");
+  CHECK(c.name == "h20-cluster-16");
+  CHECK(c.gpus().size() == 16 * 8);
+  CHECK(c.node_count() == 16);
+  CHECK(c.fabric.server == "hgx-h20-8");
+  CHECK(c.fabric.kind == "rail-optimized");
+  CHECK(c.fabric.link == "ib-ndr400");
+  CHECK(c.nics_of_node(15).size() == 8);
+  for (const auto& d : c.validate()) FAIL_CHECK(d.location << ": " << d.message);
+}

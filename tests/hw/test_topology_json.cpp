@@ -1,0 +1,161 @@
+// Topology JSON: ranges, link bandwidth from the catalog, and errors with file + JSON pointer.
+#include <doctest/doctest.h>
+
+#include "io/topology_ranges.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/topology_io.hpp"
+
+using namespace topoplan;
+
+namespace {
+
+std::string with(const std::string& devices, const std::string& links) {
+  return R"({"name": "t", "devices": [)" + devices + R"(], "links": [)" + links + "]}";
+}
+
+const std::string kDevs =
+    R"({"id": "gpu[0-3]", "type": "gpu", "model": "H20"}, {"id": "nvs", "type": "nvswitch"},
+       {"id": "psw[0-1]", "type": "pcie-switch"}, {"id": "nic[0-1]", "type": "nic", "model": "ConnectX-7"})";
+
+// The InputError text for `json`, or "" when it parses.
+std::string error_of(const std::string& json) {
+  try {
+    parse_topology_json(json, "t.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("ranges expand: a-b, lists, prefix and suffix") {
+  using detail::expand_range;
+  CHECK(expand_range("gpu[0-2]", "f", "/p") == std::vector<std::string>{"gpu0", "gpu1", "gpu2"});
+  CHECK(expand_range("x[1,3-4]y", "f", "/p") == std::vector<std::string>{"x1y", "x3y", "x4y"});
+  CHECK(expand_range("cpu", "f", "/p") == std::vector<std::string>{"cpu"});
+  CHECK_THROWS_WITH(expand_range("gpu[7-0]", "f", "/p"), "f: /p: bad range 'gpu[7-0]': 7 > 0");
+  CHECK_THROWS_WITH(expand_range("gpu[0-7", "f", "/p"), doctest::Contains("unbalanced"));
+  CHECK_THROWS_WITH(expand_range("g[0-1][0-1]", "f", "/p"), doctest::Contains("only one"));
+  CHECK_THROWS_WITH(expand_range("gpu[a-b]", "f", "/p"), doctest::Contains("not an index"));
+  CHECK_THROWS_WITH(expand_range("gpu[]", "f", "/p"), doctest::Contains("not an index"));
+}
+
+TEST_CASE("one-to-one, fan-in and fan-out links; bandwidth = count x unit GBps") {
+  Topology t = parse_topology_json(
+      with(kDevs, R"({"from": "gpu[0-3]", "to": "nvs", "type": "nvlink4", "count": 18},
+                     {"from": "gpu[0-1]", "to": "psw[0-1]", "type": "pcie5", "count": 16},
+                     {"from": "psw0", "to": "nic[0-1]", "type": "pcie5", "count": 8, "bw_GBps": 20})"),
+      "t.json");
+  CHECK(t.name == "t");
+  CHECK(t.device_count() == 9);
+  REQUIRE(t.link_count() == 4 + 2 + 2);
+  // 18 NVLink4 links x 25 GB/s = 450 GB/s per direction.
+  CHECK(t.link(0).bw_GBps == doctest::Approx(450));
+  CHECK(t.link(0).kind == LinkKind::NVLink);
+  CHECK(t.link(0).efficiency == doctest::Approx(0.844));
+  CHECK(t.device(t.link(3).a).id == "gpu3");
+  // one-to-one: gpu1 -- psw1; x16 Gen5 = 16 x 4 = 64 GB/s.
+  CHECK(t.device(t.link(5).a).id == "gpu1");
+  CHECK(t.device(t.link(5).b).id == "psw1");
+  CHECK(t.link(5).bw_GBps == doctest::Approx(64));
+  CHECK(t.link(5).count == 16);
+  // fan-out with an explicit bandwidth override.
+  CHECK(t.device(t.link(7).b).id == "nic1");
+  CHECK(t.link(7).bw_GBps == 20);
+  // single-server file: node 0, local_index per type in order of appearance.
+  CHECK(t.device(*t.find("gpu2")).local_index == 2);
+  CHECK(t.device(*t.find("nic1")).local_index == 1);
+  CHECK(t.device(*t.find("psw0")).local_index == 0);
+  CHECK(t.device(*t.find("nic1")).node == 0);
+  CHECK(t.node_count() == 1);
+}
+
+TEST_CASE("malformed JSON reports the line and column") {
+  const std::string text = "{\n  \"name\": \"t\",\n  \"devices\": [,]\n}";
+  // Line 3 is `  "devices": [,]`: 2 spaces + 10 chars + space + `[` put the comma at column 15.
+  CHECK(error_of(text).find("t.json: line 3, column 15: malformed JSON") == 0);
+}
+
+TEST_CASE("unknown link type: JSON pointer and did-you-mean") {
+  const std::string e =
+      error_of(with(kDevs, R"({"from": "gpu0", "to": "nvs", "type": "nvlink4", "count": 18},
+      {"from": "gpu1", "to": "nvs", "type": "nvlnk4"})"));
+  CHECK(e ==
+        "t.json: /links/1/type: unknown link type 'nvlnk4'; did you mean 'nvlink4', 'nvlink3', "
+        "'nvlink5'?");
+}
+
+TEST_CASE("dangling device id in a range") {
+  CHECK(error_of(with(kDevs, R"({"from": "gpu[0-4]", "to": "nvs", "type": "nvlink4"})"))
+            .find("t.json: /links/0/from: unknown device id 'gpu4'") == 0);
+}
+
+TEST_CASE("range length mismatch") {
+  CHECK(error_of(with(kDevs, R"({"from": "gpu[0-3]", "to": "psw[0-1]", "type": "pcie5"})")) ==
+        "t.json: /links/0: 'from' expands to 4 devices and 'to' to 2; ranges must have equal "
+        "lengths, or one side must be a single device");
+}
+
+TEST_CASE("device errors: duplicate id, unknown type, unknown GPU and NIC models, bad range") {
+  CHECK(error_of(with(kDevs + R"(, {"id": "gpu[3-4]", "type": "gpu", "model": "H20"})", ""))
+            .find("t.json: /devices/4/id: duplicate device id 'gpu3'") == 0);
+  CHECK(error_of(with(R"({"id": "x", "type": "gpux"})", ""))
+            .find("t.json: /devices/0/type: unknown device type 'gpux'; did you mean 'gpu'") == 0);
+  CHECK(error_of(with(R"({"id": "x", "type": "gpu", "model": "H2O"})", ""))
+            .find("t.json: /devices/0/model: unknown GPU model 'H2O'; did you mean 'H20'") == 0);
+  CHECK(error_of(with(R"({"id": "x", "type": "gpu"})", "")) ==
+        "t.json: /devices/0/model: missing field");
+  CHECK(error_of(with(R"({"id": "n", "type": "nic", "model": "CX7"})", ""))
+            .find("t.json: /devices/0/model: unknown NIC model 'CX7'") == 0);
+  CHECK(error_of(with(R"({"id": "g[1-0]", "type": "gpu", "model": "H20"})", ""))
+            .find("t.json: /devices/0/id: bad range") == 0);
+}
+
+TEST_CASE("field errors: typo'd keys, bad counts, bad overrides, missing arrays") {
+  CHECK(error_of(with(kDevs, R"({"from": "gpu0", "to": "nvs", "type": "nvlink4", "cout": 18})"))
+            .find("t.json: /links/0/cout: unknown field 'cout'; did you mean 'count'") == 0);
+  CHECK(error_of(with(kDevs, R"({"from": "gpu0", "to": "nvs", "type": "nvlink4", "count": 0})")) ==
+        "t.json: /links/0/count: must be >= 1, got 0");
+  CHECK(
+      error_of(with(kDevs, R"({"from": "gpu0", "to": "nvs", "type": "nvlink4", "bw_GBps": -5})")) ==
+      "t.json: /links/0/bw_GBps: must be > 0, got -5");
+  CHECK(error_of(with(kDevs, R"({"from": "gpu0", "to": 3, "type": "nvlink4"})")) ==
+        "t.json: /links/0/to: expected a string");
+  CHECK(error_of(R"({"name": "t", "devices": []})") == "t.json: /links: missing field");
+  CHECK(error_of(R"({"name": "t", "devices": {}, "links": []})") ==
+        "t.json: /devices: expected an array");
+  CHECK(error_of("[1]") == "t.json: /: expected an object");
+}
+
+TEST_CASE("structural problems are left to validate()") {
+  Topology t = parse_topology_json(
+      with(kDevs, R"({"from": "gpu[0-1]", "to": "nvs", "type": "nvlink4", "count": 18},
+                     {"from": "gpu2", "to": "gpu2", "type": "nvlink4"})"),
+      "t.json");
+  const auto diags = t.validate();
+  CHECK(diags.size() >= 4);  // self-link, gpu2/gpu3 unreachable, idle switches and NICs
+  bool self = false, unreachable = false;
+  for (const auto& d : diags) {
+    self = self || d.message.find("self-link") != std::string::npos;
+    unreachable = unreachable ||
+                  (d.location == "gpu3" && d.message.find("no path to GPU") != std::string::npos);
+  }
+  CHECK(self);
+  CHECK(unreachable);
+}
+
+TEST_CASE("cluster files: the fabric is checked before the cluster is generated") {
+  const std::string base =
+      R"({"name": "c", "cluster": {"server": "hgx-h20-8", "count": 4, "fabric": )";
+  CHECK(error_of(base + R"({"kind": "rail"}}})")
+            .find("t.json: /cluster/fabric/kind: unknown fabric kind 'rail'") == 0);
+  CHECK(error_of(base + R"({"link": "ib-ndr"}}})")
+            .find("t.json: /cluster/fabric/link: unknown link type") == 0);
+  CHECK(
+      error_of(R"({"name": "c", "cluster": {"server": "hgx-h2-8", "count": 2}})")
+          .find("t.json: /cluster/server: unknown topology 'hgx-h2-8'; did you mean 'hgx-h20-8'") ==
+      0);
+  CHECK(error_of(R"({"name": "c", "cluster": {"server": "hgx-h20-8", "count": 0}})") ==
+        "t.json: /cluster/count: must be >= 1, got 0");
+}
