@@ -1,0 +1,120 @@
+// Dtype names and sizes, weight formats with scales, and the names of model enums.
+#include <cctype>
+#include <string>
+
+#include "topoplan/dtype.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/kernel.hpp"
+#include "topoplan/model.hpp"
+
+namespace topoplan {
+
+std::string_view to_string(Dtype d) {
+  switch (d) {
+    case Dtype::FP32:
+      return "fp32";
+    case Dtype::BF16:
+      return "bf16";
+    case Dtype::FP16:
+      return "fp16";
+    case Dtype::FP8:
+      return "fp8";
+    case Dtype::INT8:
+      return "int8";
+    case Dtype::INT4:
+      return "int4";
+    case Dtype::FP4:
+      return "fp4";
+  }
+  return "?";
+}
+
+Dtype parse_dtype(std::string_view text) {
+  std::string t(text);
+  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t == "fp32" || t == "float32") return Dtype::FP32;
+  if (t == "bf16" || t == "bfloat16") return Dtype::BF16;
+  if (t == "fp16" || t == "float16") return Dtype::FP16;
+  if (t == "fp8" || t == "fp8_e4m3" || t == "e4m3" || t == "fp8_e5m2") return Dtype::FP8;
+  if (t == "int8") return Dtype::INT8;
+  if (t == "int4") return Dtype::INT4;
+  if (t == "fp4" || t == "nvfp4" || t == "mxfp4") return Dtype::FP4;
+  throw UnknownNameError(
+      "dtype", std::string(text),
+      {"fp32", "bf16", "fp16", "fp8", "fp8_e4m3", "int8", "int4", "fp4", "nvfp4"});
+}
+
+double element_bytes(Dtype d) {
+  switch (d) {
+    case Dtype::FP32:
+      return 4;
+    case Dtype::BF16:
+    case Dtype::FP16:
+      return 2;
+    case Dtype::FP8:
+    case Dtype::INT8:
+      return 1;
+    case Dtype::INT4:
+    case Dtype::FP4:
+      return 0.5;
+  }
+  return 0;
+}
+
+std::string_view to_string(KernelKind k) {
+  switch (k) {
+    case KernelKind::Gemm:
+      return "gemm";
+    case KernelKind::GroupedGemm:
+      return "grouped_gemm";
+    case KernelKind::Attention:
+      return "attention";
+    case KernelKind::Elementwise:
+      return "elementwise";
+    case KernelKind::Embedding:
+      return "embedding";
+  }
+  return "?";
+}
+
+double WeightFormat::bytes_per_element() const {
+  double b = element_bytes(dtype);
+  if (scale_block_elems > 0) b += element_bytes(scale_dtype) / scale_block_elems;
+  return b;
+}
+
+WeightFormat ModelDtypes::format(Part p) const {
+  const auto& o = overrides[static_cast<std::size_t>(p)];
+  return o ? *o : weights;
+}
+
+std::string_view to_string(Part p) {
+  switch (p) {
+    case Part::Embedding:
+      return "embedding";
+    case Part::Attention:
+      return "attention";
+    case Part::DenseMlp:
+      return "dense_mlp";
+    case Part::RoutedExperts:
+      return "routed_experts";
+    case Part::SharedExperts:
+      return "shared_experts";
+    case Part::Router:
+      return "router";
+    case Part::Norms:
+      return "norms";
+    case Part::LmHead:
+      return "lm_head";
+  }
+  return "?";
+}
+
+std::string_view to_string(LayerType t) {
+  return t == LayerType::Dense ? "dense" : "moe";
+}
+std::string_view to_string(Phase p) {
+  return p == Phase::Prefill ? "prefill" : "decode";
+}
+
+}  // namespace topoplan

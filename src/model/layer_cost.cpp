@@ -1,0 +1,200 @@
+// Per-layer kernels of one GPU: FLOPs (2 per multiply-add), HBM bytes and GEMM shapes for a
+// workload and a shard. Derivations: docs/model-format.md, "Per-layer cost".
+#include <cmath>
+
+#include "model/kernels.hpp"
+#include "model/params.hpp"
+#include "topoplan/model.hpp"
+
+namespace topoplan {
+
+namespace {
+
+using detail::elementwise;
+using detail::gemm;
+
+// Query-side and per-token quantities of attention on one GPU.
+struct AttnLocal {
+  double tokens, batch;  // query tokens and sequences on this GPU
+  double heads;          // query heads on this GPU
+};
+
+AttnLocal attn_local(const ModelSpec& m, const Workload& w, const Shard& s) {
+  if (s.attention_dp) return {w.tokens() / s.tp, w.batch / s.tp, double(m.heads)};
+  return {w.tokens(), w.batch, double(m.heads) / s.tp};
+}
+
+// Keys attended per sequence with causal masking: new token i (1..S) sees L + i keys.
+double attended_keys(const Workload& w) {
+  double S = w.new_tokens, L = w.context;
+  return S * L + S * (S + 1) / 2;
+}
+
+// The attention kernel: softmax(QKᵀ)V against L cached plus S new keys per sequence.
+// qk/v: per-head dims of scores and values; kv_tok: cache bytes per token of this layer on
+// this GPU; extra_act: activation bytes read besides q (new K/V, or decompressed MLA K/V).
+KernelCost attention_kernel(const ModelSpec& m, const Workload& w, const AttnLocal& a, double qk,
+                            double v, double kv_tok, double extra_act) {
+  double act = element_bytes(m.dtypes.activations);
+  KernelCost c{.name = "attn", .kind = KernelKind::Attention, .math_dtype = m.dtypes.activations};
+  c.flops = 2 * a.heads * (qk + v) * a.batch * attended_keys(w);
+  c.kv_bytes = a.batch * (w.context + w.new_tokens) * kv_tok;  // read L cached, write S new
+  c.bytes = c.kv_bytes + a.tokens * a.heads * (qk + v) * act + extra_act;
+  c.m = a.tokens;
+  c.n = w.context + w.new_tokens;
+  c.k = qk;
+  return c;
+}
+
+void add_mha(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w, const Shard& s) {
+  AttnLocal a = attn_local(m, w, s);
+  double kv_heads = s.attention_dp ? m.kv_heads : std::ceil(double(m.kv_heads) / s.tp);
+  double d = m.head_dim;
+  WeightFormat f = m.dtypes.format(Part::Attention);
+  out.push_back(gemm(m, "qkv_proj", a.tokens, (a.heads + 2 * kv_heads) * d, m.hidden, f));
+  double kv_tok = 2 * kv_heads * d * element_bytes(m.dtypes.kv_cache);
+  double new_kv = a.tokens * 2 * kv_heads * d * element_bytes(m.dtypes.activations);
+  out.push_back(attention_kernel(m, w, a, d, d, kv_tok, new_kv));
+  out.push_back(gemm(m, "o_proj", a.tokens, m.hidden, a.heads * d, f));
+}
+
+// MLA (DeepSeek-V2 arXiv:2405.04434 §2.1). Prefill decompresses the latent with kv_b_proj
+// for every key (L + S per sequence) and attends with qk = nope + rope, v = v_head_dim; decode
+// absorbs kv_b_proj into the query/output (FlashMLA) and attends in latent space with
+// qk = kv_lora + rope, v = kv_lora, so kv_b_proj then costs a GEMM over query tokens only.
+void add_mla(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w, const Shard& s) {
+  AttnLocal a = attn_local(m, w, s);
+  const MlaSpec& x = m.mla;
+  WeightFormat f = m.dtypes.format(Part::Attention);
+  double qk = x.qk_nope_head_dim + x.qk_rope_head_dim, latent = x.kv_lora_rank + x.qk_rope_head_dim;
+  if (x.q_lora_rank > 0) {
+    out.push_back(gemm(m, "q_a_proj", a.tokens, x.q_lora_rank, m.hidden, f));
+    out.push_back(elementwise(m, "q_a_norm", a.tokens, x.q_lora_rank, 2, x.q_lora_rank));
+    out.push_back(gemm(m, "q_b_proj", a.tokens, a.heads * qk, x.q_lora_rank, f));
+  } else {
+    out.push_back(gemm(m, "q_proj", a.tokens, a.heads * qk, m.hidden, f));
+  }
+  out.push_back(gemm(m, "kv_a_proj", a.tokens, latent, m.hidden, f));
+  out.push_back(elementwise(m, "kv_a_norm", a.tokens, x.kv_lora_rank, 2, x.kv_lora_rank));
+  double kv_tok = latent * element_bytes(m.dtypes.kv_cache);
+  double act = element_bytes(m.dtypes.activations);
+  double kvb_n = a.heads * (x.qk_nope_head_dim + x.v_head_dim);
+  if (w.phase == Phase::Prefill) {
+    double keys = a.batch * (w.context + w.new_tokens);
+    out.push_back(gemm(m, "kv_b_proj", keys, kvb_n, x.kv_lora_rank, f));
+    out.push_back(attention_kernel(m, w, a, qk, x.v_head_dim, kv_tok, keys * kvb_n * act));
+  } else {
+    out.push_back(gemm(m, "kv_b_proj", a.tokens, kvb_n, x.kv_lora_rank, f));
+    out.push_back(attention_kernel(m, w, a, latent, x.kv_lora_rank, kv_tok, 0));
+  }
+  out.push_back(gemm(m, "o_proj", a.tokens, m.hidden, a.heads * x.v_head_dim, f));
+}
+
+// One MLP (dense or shared expert) on `tokens`, its intermediate split `split` ways.
+void add_mlp(std::vector<KernelCost>& out, const ModelSpec& m, const std::string& prefix,
+             double tokens, double inter, double split, Part part) {
+  WeightFormat f = m.dtypes.format(part);
+  double il = inter / split;
+  bool glu = m.mlp == MlpKind::SwiGlu;
+  out.push_back(
+      gemm(m, prefix + (glu ? "_up_gate" : "_up"), tokens, (glu ? 2 : 1) * il, m.hidden, f));
+  out.push_back(elementwise(m, prefix + "_act", tokens, il, glu ? 3 : 2, 0));
+  out.push_back(gemm(m, prefix + "_down", tokens, m.hidden, il, f));
+}
+
+// Routed experts on one EP shard: T tokens × top_k assignments spread uniformly over E experts.
+void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, const Shard& s) {
+  const MoeSpec& e = m.moe;
+  double local = double(e.num_experts) / s.ep, etp = s.effective_expert_tp();
+  double assigned = T * e.top_k * local / e.num_experts;
+  double touched = expected_experts_touched(T, e.top_k, e.num_experts, local);
+  if (touched <= 0) return;
+  WeightFormat f = m.dtypes.format(Part::RoutedExperts);
+  double il = e.expert_intermediate / etp;
+  bool glu = m.mlp == MlpKind::SwiGlu;
+  KernelCost up = gemm(m, glu ? "experts_up_gate" : "experts_up", assigned / touched,
+                       (glu ? 2 : 1) * il, m.hidden, f);
+  KernelCost down = gemm(m, "experts_down", assigned / touched, m.hidden, il, f);
+  for (KernelCost* c : {&up, &down}) {  // one GEMM per touched expert, launched as one kernel
+    c->kind = KernelKind::GroupedGemm;
+    c->groups = touched;
+    c->flops *= touched;
+    c->weight_bytes *= touched;
+    c->bytes *= touched;
+  }
+  out.push_back(up);
+  out.push_back(elementwise(m, "experts_act", assigned, il, glu ? 3 : 2, 0));
+  out.push_back(down);
+}
+
+}  // namespace
+
+double expected_experts_touched(double tokens, int top_k, int experts, double local_experts) {
+  if (tokens <= 0 || experts <= 0) return 0;
+  // Uniform, independent routing: an expert is missed by one token with probability 1 − k/E.
+  double miss = 1.0 - double(top_k) / experts;
+  return local_experts * (1.0 - std::pow(miss, tokens));
+}
+
+std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Workload& w,
+                                      const Shard& s) {
+  std::vector<KernelCost> out;
+  AttnLocal a = attn_local(m, w, s);
+  double norm_w = m.norm == NormKind::LayerNorm ? 2.0 * m.hidden : m.hidden;
+  out.push_back(elementwise(m, "attn_norm", a.tokens, m.hidden, 4, norm_w));
+  if (m.attention == AttentionKind::Mla) {
+    add_mla(out, m, w, s);
+  } else {
+    add_mha(out, m, w, s);
+  }
+  out.push_back(elementwise(m, "mlp_norm", a.tokens, m.hidden, 4, norm_w));
+  double T = w.tokens();  // MLP tokens: the whole replica's (gathered under attention DP)
+  if (t == LayerType::Dense) {
+    add_mlp(out, m, "mlp", T, m.intermediate, s.tp, Part::DenseMlp);
+    return out;
+  }
+  const MoeSpec& e = m.moe;
+  out.push_back(
+      gemm(m, "router", a.tokens, e.num_experts, m.hidden, m.dtypes.format(Part::Router)));
+  if (e.num_shared_experts > 0) {
+    add_mlp(out, m, "shared", T, e.num_shared_experts * shared_intermediate(m), s.tp,
+            Part::SharedExperts);
+  }
+  add_experts(out, m, T, s);
+  return out;
+}
+
+std::vector<KernelCost> head_kernels(const ModelSpec& m, const Workload& w, const Shard& s) {
+  std::vector<KernelCost> out;
+  AttnLocal a = attn_local(m, w, s);
+  WeightFormat emb = m.dtypes.format(Part::Embedding);
+  double act = element_bytes(m.dtypes.activations);
+  // Vocab-parallel gather: each rank reads the rows it owns (1/tp of them on average).
+  KernelCost g{
+      .name = "embedding", .kind = KernelKind::Embedding, .math_dtype = m.dtypes.activations};
+  g.weight_bytes = a.tokens / s.tp * m.hidden * emb.bytes_per_element();
+  g.bytes = g.weight_bytes + a.tokens * m.hidden * act;
+  g.m = a.tokens;
+  out.push_back(g);
+  double norm_w = m.norm == NormKind::LayerNorm ? 2.0 * m.hidden : m.hidden;
+  out.push_back(elementwise(m, "final_norm", a.tokens, m.hidden, 4, norm_w));
+  // Prefill only needs the next-token logits of each sequence's last position.
+  double logits = w.phase == Phase::Prefill ? w.batch : w.tokens();
+  Part head = m.tied_embeddings ? Part::Embedding : Part::LmHead;
+  out.push_back(
+      gemm(m, "lm_head", logits, double(m.vocab) / s.tp, m.hidden, m.dtypes.format(head)));
+  return out;
+}
+
+KernelCost total_cost(const std::vector<KernelCost>& kernels, const std::string& name) {
+  KernelCost t{.name = name};
+  for (const auto& k : kernels) {
+    t.flops += k.flops;
+    t.bytes += k.bytes;
+    t.weight_bytes += k.weight_bytes;
+    t.kv_bytes += k.kv_bytes;
+  }
+  return t;
+}
+
+}  // namespace topoplan

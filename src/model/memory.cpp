@@ -1,0 +1,142 @@
+// Memory per GPU: sharded weights, KV cache per token, training state and activations.
+#include <algorithm>
+#include <cmath>
+
+#include "model/params.hpp"
+#include "topoplan/model.hpp"
+
+namespace topoplan {
+
+namespace {
+
+void add(ParamBreakdown& b, Part p, double n) {
+  b.by_part[static_cast<std::size_t>(p)] += n;
+}
+
+// One layer's parameters on one GPU (see the sharding rules in model.hpp).
+ParamBreakdown layer_params_per_gpu(const ModelSpec& m, LayerType t, const Shard& s) {
+  ParamBreakdown full = layer_params(m, t), g;
+  AttentionShapes a = attention_shapes(m);
+  double tp = s.tp;
+  add(g, Part::Attention, s.attention_dp ? a.split + a.replicated : a.split / tp + a.replicated);
+  add(g, Part::Norms, full[Part::Norms]);
+  add(g, Part::DenseMlp, full[Part::DenseMlp] / tp);
+  add(g, Part::RoutedExperts, full[Part::RoutedExperts] / (double(s.ep) * s.effective_expert_tp()));
+  add(g, Part::SharedExperts, full[Part::SharedExperts] / tp);
+  add(g, Part::Router, full[Part::Router]);
+  return g;
+}
+
+}  // namespace
+
+StageLayers stage_layers(const ModelSpec& m, int pp, int stage) {
+  int base = m.layers / pp, rem = m.layers % pp;
+  return {stage * base + std::min(stage, rem), base + (stage < rem ? 1 : 0)};
+}
+
+ParamBreakdown params_per_gpu(const ModelSpec& m, const ShardLayout& l, int stage) {
+  ParamBreakdown g;
+  StageLayers st = stage_layers(m, l.pp, stage);
+  for (int i = st.first; i < st.first + st.count; ++i) {
+    ParamBreakdown p = layer_params_per_gpu(m, layer_type(m, i), l.shard);
+    for (std::size_t j = 0; j < kPartCount; ++j) g.by_part[j] += p.by_part[j];
+  }
+  double h = m.hidden, vocab_rows = double(m.vocab) / l.shard.tp;
+  if (stage == 0) add(g, Part::Embedding, vocab_rows * h + double(m.position_embeddings) * h);
+  if (stage == l.pp - 1) {
+    add(g, Part::Norms, m.norm == NormKind::LayerNorm ? 2 * h : h);
+    if (!m.tied_embeddings) add(g, Part::LmHead, vocab_rows * h);
+    if (m.tied_embeddings && l.pp > 1) add(g, Part::Embedding, vocab_rows * h);  // Megatron's copy
+  }
+  return g;
+}
+
+double weight_bytes_per_gpu(const ModelSpec& m, const ShardLayout& l) {
+  double worst = 0;
+  for (int s = 0; s < l.pp; ++s) {
+    double b = weight_bytes(m, params_per_gpu(m, l, s));
+    if (s == l.pp - 1 && l.load_mtp && m.mtp_modules > 0) {
+      // MTP block sharded like a layer; eh_proj and its norms replicated.
+      LayerType t = m.is_moe() ? LayerType::Moe : LayerType::Dense;
+      double block = weight_bytes(m, layer_params_per_gpu(m, t, l.shard));
+      double h = m.hidden;
+      b += m.mtp_modules *
+           (block + 2 * h * h * m.dtypes.format(Part::Attention).bytes_per_element() +
+            3 * h * m.dtypes.format(Part::Norms).bytes_per_element());
+    }
+    worst = std::max(worst, b);
+  }
+  return worst;
+}
+
+double kv_bytes_per_token(const ModelSpec& m, const Shard& s, int pp) {
+  double per_layer;
+  if (m.attention == AttentionKind::Mla) {
+    per_layer = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;  // one latent shared by all heads
+  } else {
+    double kv = s.attention_dp ? m.kv_heads : std::ceil(double(m.kv_heads) / s.tp);
+    per_layer = 2 * kv * m.head_dim;  // K and V
+  }
+  return stage_layers(m, pp, 0).count * per_layer * element_bytes(m.dtypes.kv_cache);
+}
+
+double kv_bytes_per_token(const ModelSpec& m) {
+  return kv_bytes_per_token(m, Shard{}, 1);
+}
+
+double activation_bytes_per_layer(const ModelSpec& m, double s, double b, int tp,
+                                  bool sequence_parallel, Recompute r) {
+  // Korthikanti et al. 2022 (arXiv:2205.05198) §4, Table 2; 16-bit activations, dropout masks
+  // included. 34sbh = attention 11sbh + MLP 19sbh + 2 LayerNorms 4sbh; 5as²b = scores, softmax,
+  // dropout mask. Without SP the 10sbh of norms/dropout are replicated on every TP rank.
+  double h = m.hidden, a = m.heads, t = tp, sbh = s * b * h;
+  double quadratic = 5 * a * s * s * b / t;
+  switch (r) {
+    case Recompute::Full:
+      return sequence_parallel ? 2 * sbh / t : 2 * sbh;
+    case Recompute::Selective:
+      return sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
+    case Recompute::None:
+      break;
+  }
+  return (sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t)) + quadratic;
+}
+
+TrainingMemory training_memory(const ModelSpec& m, const TrainingConfig& c) {
+  // Mixed-precision Adam (ZeRO paper, Rajbhandari et al. 2020, §3.1): bf16 weights 2 B and
+  // grads 2 B, fp32 master weights + momentum + variance 12 B per parameter.
+  double params = 0;
+  for (int s = 0; s < c.layout.pp; ++s)
+    params = std::max(params, params_per_gpu(m, c.layout, s).sum());
+  double dp = c.dp;
+  TrainingMemory r;
+  r.weights_bytes = 2 * params / (c.zero_stage >= 3 ? dp : 1);
+  r.grads_bytes = 2 * params / (c.zero_stage >= 2 ? dp : 1);
+  r.optimizer_bytes = 12 * params / (c.zero_stage >= 1 ? dp : 1);
+  // 1F1B: the first stage holds pp micro-batches of its layers (Korthikanti et al. §4.2.3).
+  double in_flight = c.microbatches_in_flight > 0 ? c.microbatches_in_flight : c.layout.pp;
+  double per_layer = activation_bytes_per_layer(m, c.seq_len, c.micro_batch, c.layout.shard.tp,
+                                                c.sequence_parallel, c.recompute);
+  r.activations_bytes = stage_layers(m, c.layout.pp, 0).count * per_layer * in_flight;
+  return r;
+}
+
+LayerComm layer_comm(const ModelSpec& m, LayerType t) {
+  LayerComm c;
+  double h = m.hidden, act = element_bytes(m.dtypes.activations);
+  c.tp_allreduce_bytes_per_token = h * act;
+  c.tp_allreduces = 2;  // after o_proj and after the MLP / MoE
+  c.pp_bytes_per_token = h * act;
+  if (t == LayerType::Moe) {
+    double k = m.moe.top_k;
+    double dispatch = element_bytes(m.dtypes.moe_dispatch);
+    // FP8 dispatch carries one fp32 scale per 128 channels (DeepSeek-V3 §3.3.2 1x128 tiles;
+    // DeepEP README: FP8 dispatch, BF16 combine).
+    if (m.dtypes.moe_dispatch == Dtype::FP8) dispatch += 4.0 / 128;
+    c.moe_dispatch_bytes_per_token = k * h * dispatch;
+    c.moe_combine_bytes_per_token = k * h * element_bytes(m.dtypes.moe_combine);
+  }
+  return c;
+}
+
+}  // namespace topoplan

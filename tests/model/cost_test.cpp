@@ -1,0 +1,168 @@
+#include <doctest/doctest.h>
+
+#include "model/tiny_models.hpp"
+#include "topoplan/model.hpp"
+
+using namespace topoplan;
+using test::find;
+
+TEST_CASE("tiny dense decode step, tp=1: every kernel by hand") {
+  ModelSpec m = test::tiny_dense();
+  // B=2 sequences, 1 new token each, L=10 cached: T = 2 tokens. bf16 everywhere (2 B).
+  Workload w{.phase = Phase::Decode, .batch = 2, .new_tokens = 1, .context = 10};
+  auto ks = layer_kernels(m, LayerType::Dense, w, Shard{});
+  REQUIRE(ks.size() == 8);
+  // attn_norm: read x + residual, write both: 4 x 2 x 8 x 2 B = 128, + weights 8 x 2 B = 16
+  CHECK(find(ks, "attn_norm").bytes == 144);
+  // qkv_proj: m=2, n=(2 + 2x1) x 4 = 16, k=8: 2mnk = 512 FLOPs;
+  // weights 16 x 8 x 2 B = 256, activations (2x8 in + 2x16 out) x 2 B = 96
+  const auto& qkv = find(ks, "qkv_proj");
+  CHECK(qkv.n == 16);
+  CHECK(qkv.flops == 512);
+  CHECK(qkv.weight_bytes == 256);
+  CHECK(qkv.bytes == 352);
+  // attn: each sequence's new token sees L+1 = 11 keys; 2 x heads 2 x (qk 4 + v 4) x 2 seq x 11
+  // = 704 FLOPs. KV per token on this GPU: 2 (K,V) x 1 head x 4 x 2 B = 16 B; read 10 + write 1
+  // per sequence: 2 x 11 x 16 = 352 B. Plus q and output 2 tok x 2 heads x 8 x 2 B = 64 and the
+  // new K,V activations 2 x 2 x 4 x 2 B = 32.
+  const auto& attn = find(ks, "attn");
+  CHECK(attn.flops == 704);
+  CHECK(attn.kv_bytes == 352);
+  CHECK(attn.bytes == 448);
+  // o_proj: 2 x 2 x 8 x 8 = 256 FLOPs; 128 B weights + (16 + 16) x 2 B = 192
+  CHECK(find(ks, "o_proj").flops == 256);
+  CHECK(find(ks, "o_proj").bytes == 192);
+  // SwiGLU up+gate: n = 24: 2 x 2 x 24 x 8 = 768; down: 2 x 2 x 8 x 12 = 384
+  CHECK(find(ks, "mlp_up_gate").flops == 768);
+  CHECK(find(ks, "mlp_down").flops == 384);
+  CHECK(find(ks, "mlp_down").bytes == 12 * 8 * 2 + 2 * (12 + 8) * 2);
+  // silu_and_mul: read 2 x 12, write 12 per token: 3 x 2 x 12 x 2 B = 144
+  CHECK(find(ks, "mlp_act").bytes == 144);
+}
+
+TEST_CASE("GEMM FLOPs of a layer equal 2 x tokens x matmul parameters") {
+  ModelSpec m = test::tiny_dense();
+  Workload w{.phase = Phase::Decode, .batch = 3, .new_tokens = 1, .context = 5};
+  double gemm_flops = 0;
+  for (const auto& k : layer_kernels(m, LayerType::Dense, w, Shard{}))
+    if (k.kind == KernelKind::Gemm) gemm_flops += k.flops;
+  ParamBreakdown p = layer_params(m, LayerType::Dense);
+  CHECK(gemm_flops == 2 * 3 * (p[Part::Attention] + p[Part::DenseMlp]));
+}
+
+TEST_CASE("prefill attention is causal: S x L + S(S+1)/2 keys") {
+  ModelSpec m = test::tiny_dense();
+  // 1 sequence, 4 new tokens after 6 cached: 4 x 6 + 4 x 5 / 2 = 34 keys;
+  // 2 x 2 heads x 8 x 34 = 1088 FLOPs; KV: read 6 + write 4 tokens x 16 B = 160 B.
+  Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 4, .context = 6};
+  const auto& attn = find(layer_kernels(m, LayerType::Dense, w, Shard{}), "attn");
+  CHECK(attn.flops == 1088);
+  CHECK(attn.kv_bytes == 160);
+}
+
+TEST_CASE("tensor parallelism splits heads and columns; fewer KV heads than tp replicate") {
+  ModelSpec m = test::tiny_dense();
+  Workload w{.phase = Phase::Decode, .batch = 2, .new_tokens = 1, .context = 10};
+  auto ks = layer_kernels(m, LayerType::Dense, w, Shard{.tp = 2});
+  // 1 query head per GPU, the single KV head replicated: n = (1 + 2) x 4 = 12
+  CHECK(find(ks, "qkv_proj").n == 12);
+  CHECK(find(ks, "attn").kv_bytes == 352);  // the full KV head on each GPU
+  CHECK(find(ks, "attn").flops == 352);     // half the heads
+  CHECK(find(ks, "mlp_up_gate").n == 12);
+  CHECK(find(ks, "o_proj").k == 4);
+  // attention DP: each GPU runs all heads on half the sequences
+  auto dp = layer_kernels(m, LayerType::Dense, w, Shard{.tp = 2, .attention_dp = true});
+  CHECK(find(dp, "qkv_proj").m == 1);
+  CHECK(find(dp, "qkv_proj").n == 16);
+  CHECK(find(dp, "attn").kv_bytes == 176);
+}
+
+TEST_CASE("expected experts touched: limits and monotonicity") {
+  // One token touches exactly top_k experts: E_local x k/E summed over shards = k.
+  CHECK(expected_experts_touched(1, 8, 256, 256) == doctest::Approx(8));
+  CHECK(expected_experts_touched(1, 8, 256, 32) == doctest::Approx(1));  // ep = 8: k/ep
+  CHECK(expected_experts_touched(0, 8, 256, 256) == 0);
+  // Many tokens touch every local expert.
+  CHECK(expected_experts_touched(1e5, 8, 256, 32) == doctest::Approx(32));
+  // 3 tokens, top-2 of 4: 4 x (1 - (1/2)^3) = 3.5
+  CHECK(expected_experts_touched(3, 2, 4, 4) == doctest::Approx(3.5));
+  double prev = 0;
+  for (double t = 1; t <= 1024; t *= 2) {  // beyond, 1 - (1-k/E)^T rounds to 1
+    double e = expected_experts_touched(t, 8, 256, 256);
+    CHECK(e > prev);
+    CHECK(e <= 256);
+    prev = e;
+  }
+}
+
+TEST_CASE("tiny MoE layer: grouped GEMMs over the expected touched experts") {
+  ModelSpec m = test::tiny_moe();
+  Workload w{.phase = Phase::Decode, .batch = 3, .new_tokens = 1, .context = 4};
+  auto ks = layer_kernels(m, LayerType::Moe, w, Shard{});
+  // T=3 tokens x top-2 = 6 assignments over 3.5 expected experts (4 x (1 - 0.5^3)).
+  const auto& up = find(ks, "experts_up_gate");
+  CHECK(up.kind == KernelKind::GroupedGemm);
+  CHECK(up.groups == doctest::Approx(3.5));
+  CHECK(up.m == doctest::Approx(6 / 3.5));
+  // FLOPs: 2 x 6 assignments x n=2x6 x k=8 = 1152; weights 3.5 x 12 x 8 x 2 B = 672 B
+  CHECK(up.flops == doctest::Approx(1152));
+  CHECK(up.weight_bytes == doctest::Approx(672));
+  // router: 2 x 3 x 4 x 8 = 192; shared expert (intermediate 6): up_gate 2 x 3 x 12 x 8 = 576
+  CHECK(find(ks, "router").flops == 192);
+  CHECK(find(ks, "shared_up_gate").flops == 576);
+  // ep=2: 2 local experts, 2 x 7/8 = 1.75 touched, 3 of the 6 assignments land here.
+  auto ep = layer_kernels(m, LayerType::Moe, w, Shard{.tp = 1, .ep = 2});
+  CHECK(find(ep, "experts_up_gate").groups == doctest::Approx(1.75));
+  CHECK(find(ep, "experts_up_gate").flops == doctest::Approx(576));
+}
+
+TEST_CASE("tiny MLA: decode attends in latent space, prefill decompresses") {
+  ModelSpec m = test::tiny_mla();
+  Workload d{.phase = Phase::Decode, .batch = 1, .new_tokens = 1, .context = 5};
+  auto ks = layer_kernels(m, LayerType::Dense, d, Shard{.tp = 2});
+  // latent per token = kv_lora 6 + rope 2 = 8 elements x 2 B = 16 B, replicated on TP ranks:
+  // read 5 + write 1 = 96 B. FLOPs: 2 x 1 head x (qk 8 + v 6) x 6 keys = 168.
+  CHECK(find(ks, "attn").kv_bytes == 96);
+  CHECK(find(ks, "attn").flops == 168);
+  CHECK(find(ks, "kv_a_proj").n == 8);  // replicated latent projection
+  CHECK(find(ks, "q_b_proj").n == 4);   // 1 head x (2 + 2)
+  CHECK(find(ks, "kv_b_proj").m == 1);  // absorbed: query tokens only
+  Workload p{.phase = Phase::Prefill, .batch = 1, .new_tokens = 2, .context = 5};
+  auto pk = layer_kernels(m, LayerType::Dense, p, Shard{});
+  // decompress 5 + 2 keys: kv_b m = 7, n = 2 heads x (2 + 3) = 10
+  CHECK(find(pk, "kv_b_proj").m == 7);
+  CHECK(find(pk, "kv_b_proj").n == 10);
+  // keys: 2 x 5 + 3 = 13; 2 x 2 heads x (4 + 3) x 13 = 364
+  CHECK(find(pk, "attn").flops == 364);
+}
+
+TEST_CASE("head kernels: prefill computes logits for the last token only") {
+  ModelSpec m = test::tiny_dense();
+  Workload p{.phase = Phase::Prefill, .batch = 2, .new_tokens = 5, .context = 0};
+  auto ks = head_kernels(m, p, Shard{});
+  CHECK(find(ks, "lm_head").m == 2);
+  CHECK(find(ks, "lm_head").flops == 2 * 2 * 16 * 8);
+  CHECK(find(ks, "embedding").m == 10);
+  Workload d{.phase = Phase::Decode, .batch = 2, .new_tokens = 1, .context = 5};
+  CHECK(find(head_kernels(m, d, Shard{.tp = 2}), "lm_head").n == 8);
+}
+
+TEST_CASE("cost grows with batch and context") {
+  ModelSpec m = load_model("llama-3-8b");
+  auto cost = [&](double b, double l) {
+    return total_cost(layer_kernels(m, LayerType::Dense, {Phase::Decode, b, 1, l}, Shard{}));
+  };
+  CHECK(cost(2, 1000).flops > cost(1, 1000).flops);
+  CHECK(cost(1, 2000).bytes > cost(1, 1000).bytes);
+  CHECK(cost(8, 1000).weight_bytes == cost(1, 1000).weight_bytes);  // weights read once
+}
+
+TEST_CASE("communication volumes per token") {
+  ModelSpec ds = load_model("deepseek-v3");
+  LayerComm c = layer_comm(ds, LayerType::Moe);
+  CHECK(c.tp_allreduce_bytes_per_token == 7168 * 2);
+  // dispatch: 8 x 7168 x (1 B FP8 + 4 B / 128 scale) = 59,136 B; combine 8 x 7168 x 2 B
+  CHECK(c.moe_dispatch_bytes_per_token == doctest::Approx(8 * 7168 * (1 + 4.0 / 128)));
+  CHECK(c.moe_combine_bytes_per_token == 8 * 7168 * 2);
+  CHECK(layer_comm(ds, LayerType::Dense).moe_dispatch_bytes_per_token == 0);
+}

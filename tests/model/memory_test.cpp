@@ -1,0 +1,104 @@
+#include <doctest/doctest.h>
+
+#include "model/tiny_models.hpp"
+#include "topoplan/model.hpp"
+
+using namespace topoplan;
+
+TEST_CASE("KV cache bytes per token") {
+  // Llama-3-70B: 80 layers x 2 (K,V) x 8 KV heads x 128 x 2 B = 327,680 B
+  ModelSpec l70 = load_model("llama-3-70b");
+  CHECK(kv_bytes_per_token(l70) == 327680);
+  // tp=8: one KV head per GPU -> 327,680 / 8; tp=16: the 8 heads are replicated, still 1 head
+  CHECK(kv_bytes_per_token(l70, Shard{.tp = 8}) == 40960);
+  CHECK(kv_bytes_per_token(l70, Shard{.tp = 16}) == 40960);
+  CHECK(kv_bytes_per_token(l70, Shard{.tp = 8}, 4) == 10240);  // 20 layers per stage
+  // DeepSeek-V3 MLA: (512 + 64) x 61 layers x 2 B (bf16) = 70,272 B, the same on every TP rank
+  ModelSpec ds = load_model("deepseek-v3");
+  CHECK(kv_bytes_per_token(ds) == 70272);
+  CHECK(kv_bytes_per_token(ds, Shard{.tp = 8}) == 70272);
+  ds.dtypes.kv_cache = Dtype::FP8;
+  CHECK(kv_bytes_per_token(ds) == 35136);
+}
+
+TEST_CASE("pipeline stages split layers evenly, remainder first") {
+  ModelSpec m = load_model("deepseek-v3");  // 61 layers
+  CHECK(stage_layers(m, 4, 0).count == 16);
+  CHECK(stage_layers(m, 4, 1).first == 16);
+  CHECK(stage_layers(m, 4, 3).first == 46);
+  CHECK(stage_layers(m, 4, 3).count == 15);
+}
+
+TEST_CASE("sharded weights: conservation and replication") {
+  ModelSpec m = test::tiny_moe();
+  ParamCount c = count_params(m);
+  // pp only: stages partition the model exactly.
+  ShardLayout pp{.shard = Shard{}, .pp = 2};
+  CHECK(params_per_gpu(m, pp, 0).sum() + params_per_gpu(m, pp, 1).sum() == c.total.sum());
+  // tp=2 (experts split 2 ways too, ep=1): everything halves except norms and router, which
+  // every rank holds: 2 x per-GPU - total = norms 40 + router 32 (GQA KV head 1 < tp is
+  // replicated only in the cache, the K/V weights split by column: 4 columns each rank).
+  ShardLayout tp{.shard = Shard{.tp = 2}};
+  double per_gpu = params_per_gpu(m, tp, 0).sum();
+  CHECK(2 * per_gpu - c.total.sum() == 40 + 32);
+  // ep=2, tp=1: routed experts halve, nothing else changes.
+  ShardLayout ep{.shard = Shard{.tp = 1, .ep = 2}};
+  CHECK(params_per_gpu(m, ep, 0)[Part::RoutedExperts] == 288);
+}
+
+TEST_CASE("MLA latent projections are replicated across tensor parallel ranks") {
+  ModelSpec m = test::tiny_mla();
+  ShardLayout tp{.shard = Shard{.tp = 2}};
+  // per layer: q_a 32 + kv_a 64 replicated; q_b 32, kv_b 60, o 48 split: 96 + 70 = 166
+  CHECK(params_per_gpu(m, tp, 0)[Part::Attention] == 2 * 166);
+}
+
+TEST_CASE("DeepSeek-R1 FP8 weights on 8 GPUs (tp=8, ep=8)") {
+  ModelSpec m = load_model("deepseek-r1");
+  ShardLayout l{.shard = Shard{.tp = 8, .ep = 8}};
+  double per_gpu = weight_bytes_per_gpu(m, l);
+  double total = weight_bytes(m, count_params(m).total);
+  // Split parts make up nearly all bytes, so per GPU is a bit over 1/8 of the total (~84 GB).
+  CHECK(per_gpu > total / 8);
+  CHECK(per_gpu < total / 8 * 1.02);
+  ShardLayout mtp = l;
+  mtp.load_mtp = true;
+  CHECK(weight_bytes_per_gpu(m, mtp) > per_gpu);
+}
+
+TEST_CASE("training memory: Adam 16 B/param and ZeRO stages, by hand") {
+  ModelSpec m = test::tiny_dense();  // 1256 parameters
+  TrainingConfig c{.layout = {}, .dp = 4, .zero_stage = 0, .micro_batch = 1, .seq_len = 4};
+  TrainingMemory z0 = training_memory(m, c);
+  CHECK(z0.weights_bytes + z0.grads_bytes + z0.optimizer_bytes == 16 * 1256);
+  c.zero_stage = 1;  // optimizer 12/4
+  TrainingMemory z1 = training_memory(m, c);
+  CHECK(z1.weights_bytes + z1.grads_bytes + z1.optimizer_bytes == 7 * 1256);
+  c.zero_stage = 2;  // + grads 2/4
+  CHECK(training_memory(m, c).grads_bytes == 0.5 * 1256);
+  c.zero_stage = 3;  // everything / 4
+  TrainingMemory z3 = training_memory(m, c);
+  CHECK(z3.weights_bytes + z3.grads_bytes + z3.optimizer_bytes == 4 * 1256);
+  // Activations: s=4, b=1, h=8, a=2, t=1: sbh (10 + 24) + 5 a s^2 b = 32 x 34 + 160 = 1248
+  // per layer, x 2 layers, 1 micro-batch in flight (pp=1).
+  CHECK(z3.activations_bytes == 2 * 1248);
+}
+
+TEST_CASE("activation memory per layer (Korthikanti et al. 2022, Table 2)") {
+  ModelSpec m = test::tiny_dense();  // h=8, a=2
+  // s=4, b=1, t=2: sbh = 32.
+  // none, no SP: 32 x (10 + 12) + 5 x 2 x 16 / 2 = 704 + 80 = 784
+  CHECK(activation_bytes_per_layer(m, 4, 1, 2, false, Recompute::None) == 784);
+  // none, SP: 32 x 17 + 80 = 624
+  CHECK(activation_bytes_per_layer(m, 4, 1, 2, true, Recompute::None) == 624);
+  // selective drops the 5as^2b/t term
+  CHECK(activation_bytes_per_layer(m, 4, 1, 2, false, Recompute::Selective) == 704);
+  CHECK(activation_bytes_per_layer(m, 4, 1, 2, true, Recompute::Selective) == 544);
+  // full keeps the 2sbh layer input (/t with SP)
+  CHECK(activation_bytes_per_layer(m, 4, 1, 2, false, Recompute::Full) == 64);
+  CHECK(activation_bytes_per_layer(m, 4, 1, 2, true, Recompute::Full) == 32);
+  // GPT-3 175B, s=2048, b=1, t=8, SP + selective: 34 x 2048 x 12288 / 8 = 107 MB per layer
+  ModelSpec g = load_model("gpt3-175b");
+  CHECK(activation_bytes_per_layer(g, 2048, 1, 8, true, Recompute::Selective) ==
+        doctest::Approx(34.0 * 2048 * 12288 / 8));
+}
