@@ -23,9 +23,10 @@ enum class CollOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllT
 enum class Algorithm { Auto, Ring, Tree, Nvls, NvlsTree, CollNet, Direct };
 enum class Protocol { Auto, LL, LL128, Simple };
 
-std::string_view to_string(CollOp op);          // "all-reduce", "all-gather", ...
-std::string_view to_string(Algorithm a);        // "auto", "ring", "tree", "nvls", "nvlstree", "collnet", "direct"
-std::string_view to_string(Protocol p);         // "auto", "LL", "LL128", "Simple"
+std::string_view to_string(CollOp op);  // "all-reduce", "all-gather", ...
+std::string_view to_string(
+    Algorithm a);  // "auto", "ring", "tree", "nvls", "nvlstree", "collnet", "direct"
+std::string_view to_string(Protocol p);  // "auto", "LL", "LL128", "Simple"
 // Parsers accept the names above, underscores, and NCCL spellings ("allreduce", "all_reduce",
 // "ll128"); case-insensitive. Throw UnknownNameError on anything else.
 CollOp parse_coll_op(std::string_view text);
@@ -49,12 +50,12 @@ struct NcclTuning {
   double per_ch_max_ring_ll128_GBps[4][3] = {};
   double per_ch_max_tree_GBps[4][3] = {};
   double nvls_efficiency[4] = {};
-  double ll_bw_factor = 0.5;        // Ring LL: half the bus bandwidth (flags in every 8 bytes)
-  double ll128_bw_factor = 0.92;    // LL128: 120 of 128 bytes carry data, ≈ 0.92 achieved
+  double ll_bw_factor = 0.5;      // Ring LL: half the bus bandwidth (flags in every 8 bytes)
+  double ll128_bw_factor = 0.92;  // LL128: 120 of 128 bytes carry data, ≈ 0.92 achieved
   double tree_ll_divisor = 3.8;
-  double simple_bw_factor = 1.0;    // Simple protocol overhead on top of link efficiency
-  double net_overhead_us = 1.0;     // NCCL_NET_OVERHEAD default on Intel / other CPUs
-  double ring_plateau_factor = 1.4; // Ring Simple multi-node latency × 1.4 (× 1.9 below sm80)
+  double simple_bw_factor = 1.0;     // Simple protocol overhead on top of link efficiency
+  double net_overhead_us = 1.0;      // NCCL_NET_OVERHEAD default on Intel / other CPUs
+  double ring_plateau_factor = 1.4;  // Ring Simple multi-node latency × 1.4 (× 1.9 below sm80)
   double p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOLD: p2p uses LL up to this size
   double nvls_min_sm = 90;
 
@@ -67,20 +68,20 @@ struct CollectiveOptions {
   Algorithm algorithm = Algorithm::Auto;  // force one (error if it cannot run this op/group)
   Protocol protocol = Protocol::Auto;     // force one
   bool allow_nvls = true;                 // --no-nvls (NCCL_NVLS_ENABLE=0)
-  bool fabric_has_sharp = false;          // enables CollNet (IB SHARP); off unless the fabric says so
-  int root = 0;                           // broadcast / reduce root, as an index into the group
-  double element_bytes = 4;               // for the "count" column only
+  bool fabric_has_sharp = false;  // enables CollNet (IB SHARP); off unless the fabric says so
+  int root = 0;                   // broadcast / reduce root, as an index into the group
+  double element_bytes = 4;       // for the "count" column only
 };
 
 // The most loaded directed link of the chosen algorithm.
 struct BottleneckLink {
-  DirLink dirlink = -1;        // -1 when the time is pure latency (one rank, zero bytes)
-  std::string from, to;        // device ids
-  std::string type;            // catalog link type ("nvlink4", "ib-ndr400")
+  DirLink dirlink = -1;  // -1 when the time is pure latency (one rank, zero bytes)
+  std::string from, to;  // device ids
+  std::string type;      // catalog link type ("nvlink4", "ib-ndr400")
   LinkKind kind = LinkKind::NVLink;
-  double load_bytes = 0;       // bytes crossing it for this collective (all concurrent groups)
-  double achieved_GBps = 0;    // bw × efficiency × protocol factor
-  double utilisation = 0;      // busy time on this link ÷ collective time (0..1)
+  double load_bytes = 0;     // bytes crossing it for this collective (all concurrent groups)
+  double achieved_GBps = 0;  // bw × efficiency × protocol factor
+  double utilisation = 0;    // busy time on this link ÷ collective time (0..1)
 };
 
 struct CollectiveCost {
@@ -88,9 +89,9 @@ struct CollectiveCost {
   double size_bytes = 0;
   int ranks = 0;
   double time_us = 0;
-  double latency_us = 0;       // the latency part of time_us
-  double algbw_GBps = 0;       // size ÷ time
-  double busbw_GBps = 0;       // algbw × busbw_factor
+  double latency_us = 0;  // the latency part of time_us
+  double algbw_GBps = 0;  // size ÷ time
+  double busbw_GBps = 0;  // algbw × busbw_factor
   Algorithm algorithm = Algorithm::Ring;
   Protocol protocol = Protocol::Simple;
   int channels = 1;
@@ -125,7 +126,8 @@ class CollectiveModel {
   // Several groups running the same collective at the same time (e.g. 8 TP groups, or 8 DP rings
   // sharing NICs and spines); their flows load the same links. Returns one cost per group: each
   // group's time is its own latency plus the transfer time of the most loaded link it uses.
-  std::vector<CollectiveCost> cost_concurrent(CollOp op, const std::vector<std::vector<int>>& groups,
+  std::vector<CollectiveCost> cost_concurrent(CollOp op,
+                                              const std::vector<std::vector<int>>& groups,
                                               double size_bytes,
                                               const CollectiveOptions& options = {}) const;
 
@@ -152,6 +154,7 @@ class CollectiveModel {
 // Closed form for a ring on a group where every rank's ring hop has the same achieved bandwidth
 // B (GB/s) and per-step latency alpha (µs): T = steps(op,n)·S/(n·B) + steps·alpha, steps =
 // 2(n−1) for all-reduce, n−1 for all-gather/reduce-scatter. Used by the fast path and tests.
-double ring_closed_form_us(CollOp op, int ranks, double size_bytes, double bw_GBps, double alpha_us);
+double ring_closed_form_us(CollOp op, int ranks, double size_bytes, double bw_GBps,
+                           double alpha_us);
 
 }  // namespace topoplan

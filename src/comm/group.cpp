@@ -1,0 +1,86 @@
+// analyse_group: node layout, compute capability and path classes of a group of GPUs.
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "comm/pattern.hpp"
+#include "topoplan/error.hpp"
+
+namespace topoplan::comm {
+
+namespace {
+int arch_index(int sm) {
+  return sm < 80 ? 0 : sm < 90 ? 1 : sm < 100 ? 2 : 3;
+}
+}  // namespace
+
+std::vector<std::pair<int, double>> nvswitches_of(const Topology& t, int gpu) {
+  std::vector<std::pair<int, double>> out;
+  double total = 0;
+  for (const Adjacent& a : t.neighbours(gpu)) {
+    if (t.device(a.device).type != DeviceType::NvSwitch) continue;
+    const double bw = t.bw_GBps(a.out);
+    out.emplace_back(a.device, bw);
+    total += bw;
+  }
+  for (auto& [dev, share] : out) share = total > 0 ? share / total : 0;
+  return out;
+}
+
+GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
+  const Topology& t = router.topology();
+  GroupInfo g;
+  g.gpus = gpus;
+  g.n = static_cast<int>(gpus.size());
+  if (gpus.empty()) throw InputError("collective: the group of ranks is empty");
+  std::unordered_map<int, std::size_t> slot;  // server → index in by_node
+  std::set<int> seen;
+  for (int d : gpus) {
+    if (d < 0 || d >= static_cast<int>(t.device_count()) || t.device(d).type != DeviceType::Gpu)
+      throw InputError("collective: rank device " + std::to_string(d) + " is not a GPU");
+    if (!seen.insert(d).second)
+      throw InputError("collective: GPU " + t.device(d).id + " appears twice in the group");
+    auto [it, fresh] = slot.try_emplace(t.device(d).node, g.by_node.size());
+    if (fresh) g.by_node.emplace_back();
+    g.by_node[it->second].push_back(d);
+  }
+  g.nodes = static_cast<int>(g.by_node.size());
+  g.scale = g.nodes == 1 ? 0 : g.nodes == 2 ? 1 : 2;
+  g.min_sm = 1 << 20;
+  int max_sm = 0;
+  for (int d : gpus) {
+    const int sm = t.gpu_spec(d).sm_version;
+    g.min_sm = std::min(g.min_sm, sm);
+    max_sm = std::max(max_sm, sm);
+  }
+  g.same_sm = g.min_sm == max_sm;
+  g.arch = arch_index(g.min_sm);
+  g.nvswitch = true;
+  for (const auto& node : g.by_node) {
+    g.ppn = std::max(g.ppn, static_cast<int>(node.size()));
+    std::set<int> nics;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      if (nvswitches_of(t, node[i]).empty()) g.nvswitch = false;
+      for (std::size_t j = 0; j < node.size(); ++j) {
+        if (i == j) continue;
+        const Path& p = router.path(node[i], node[j]);
+        if (p.cls == PathClass::DIS)
+          throw InputError("collective: no path from " + t.device(node[i]).id + " to " +
+                           t.device(node[j]).id);
+        g.intra_class = std::max(g.intra_class, p.cls);
+      }
+      if (g.by_node.size() > 1) {
+        const int nic = router.nic_of_gpu(node[i]);
+        if (nic < 0)
+          throw InputError("collective: " + t.device(node[i]).id +
+                           " has no NIC but the group spans several servers");
+        nics.insert(nic);
+        g.net_class = std::max(g.net_class, router.path(node[i], nic).cls);
+      }
+    }
+    g.channels = std::max(g.channels, static_cast<int>(nics.size()));
+  }
+  return g;
+}
+
+}  // namespace topoplan::comm

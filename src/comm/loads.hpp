@@ -1,0 +1,26 @@
+// Link-load engine: route flows, sum bytes per directed link, find each group's bottleneck.
+#pragma once
+
+#include <vector>
+
+#include "comm/pattern.hpp"
+
+namespace topoplan::comm {
+
+// Per group: the transfer time per byte of message on its most loaded link.
+struct GroupLoad {
+  double us_per_byte = 0;       // max over the group's links of load ÷ achieved bandwidth
+  DirLink bottleneck = -1;      // -1 when the group moves no bytes
+  double weight = 0;            // load on the bottleneck (all groups) per byte of message
+  double inter_latency_us = 0;  // largest physical latency of a flow that leaves a server
+  PathClass worst_class = PathClass::LOC;  // worst path class among the group's flows
+};
+
+// Achieved bandwidth (GB/s) of a directed link: nominal × the link type's efficiency.
+double achieved_GBps(const Topology& t, DirLink d);
+
+// Evaluates groups that run at the same time: their flows load the same links.
+std::vector<GroupLoad> evaluate_loads(const Router& router,
+                                      const std::vector<std::vector<Flow>>& flows);
+
+}  // namespace topoplan::comm

@@ -1,0 +1,293 @@
+// CollectiveModel: candidate (algorithm, protocol) pairs priced on routed link loads, fastest
+// chosen as NCCL does; link-load patterns cached per (op, groups, algorithm).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "comm/loads.hpp"
+#include "comm/nccl_rules.hpp"
+#include "comm/pattern.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/units.hpp"
+
+namespace topoplan {
+
+using comm::Flow;
+using comm::GroupInfo;
+using comm::GroupLoad;
+
+namespace {
+constexpr Algorithm kAlgos[] = {Algorithm::Ring,     Algorithm::Tree,    Algorithm::Nvls,
+                                Algorithm::NvlsTree, Algorithm::CollNet, Algorithm::Direct};
+constexpr Protocol kProtos[] = {Protocol::LL, Protocol::LL128, Protocol::Simple};
+
+// One cached evaluation: the groups' shapes and, per algorithm, their link loads.
+struct Pattern {
+  std::vector<GroupInfo> groups;
+  std::map<Algorithm, std::vector<GroupLoad>> loads;
+};
+
+std::vector<Flow> flows_for(const Router& r, Algorithm a, CollOp op, const GroupInfo& g, int root,
+                            const NcclTuning& t) {
+  std::vector<Flow> f;
+  const double n = g.n;
+  switch (a) {
+    case Algorithm::Ring:
+      if (op == CollOp::Broadcast || op == CollOp::Reduce) {
+        comm::chain_flows(g, root, f);
+        if (op == CollOp::Reduce)
+          for (Flow& x : f) std::swap(x.src, x.dst);
+      } else {  // nsteps chunks of S/n cross every ring edge
+        comm::ring_flows(g, (op == CollOp::AllReduce ? 2 * (n - 1) : n - 1) / n, f);
+      }
+      break;
+    case Algorithm::Tree:
+      comm::tree_flows(g, f);
+      break;
+    case Algorithm::Nvls:
+      comm::nvls_flows(r, g, op, t.nvls_efficiency[g.arch], f);
+      break;
+    case Algorithm::NvlsTree:
+      comm::nvls_tree_flows(r, g, t.nvls_efficiency[g.arch], f);
+      break;
+    case Algorithm::CollNet:
+      comm::collnet_flows(r, g, f);
+      break;
+    case Algorithm::Direct:
+      break;  // built by the caller from the traffic matrix
+    case Algorithm::Auto:
+      break;
+  }
+  return f;
+}
+
+BottleneckLink describe(const Topology& t, const GroupLoad& l, double size, double ratio,
+                        double time_us) {
+  BottleneckLink b;
+  if (l.bottleneck < 0) return b;
+  const Link& link = t.link(link_of(l.bottleneck));
+  b.dirlink = l.bottleneck;
+  b.from = t.device(t.from_device(l.bottleneck)).id;
+  b.to = t.device(t.to_device(l.bottleneck)).id;
+  b.type = link.type;
+  b.kind = link.kind;
+  b.load_bytes = l.weight * size;
+  b.achieved_GBps = comm::achieved_GBps(t, l.bottleneck) * ratio;
+  b.utilisation =
+      time_us > 0 ? std::min(1.0, transfer_us(b.load_bytes, b.achieved_GBps) / time_us) : 0;
+  return b;
+}
+}  // namespace
+
+struct CollectiveModel::Impl {
+  const Router& router;
+  const NcclTuning& tuning;
+  mutable std::map<std::vector<int>, Pattern> cache;
+
+  static std::vector<int> key(CollOp op, int root, const std::vector<std::vector<int>>& groups) {
+    std::vector<int> k{static_cast<int>(op), root};
+    for (const auto& g : groups) {
+      k.insert(k.end(), g.begin(), g.end());
+      k.push_back(-1);
+    }
+    return k;
+  }
+
+  Pattern make_pattern(const std::vector<std::vector<int>>& groups) const {
+    Pattern p;
+    for (const auto& g : groups) p.groups.push_back(comm::analyse_group(router, g));
+    return p;
+  }
+
+  const std::vector<GroupLoad>& loads(Pattern& p, Algorithm a, CollOp op, int root) const {
+    auto it = p.loads.find(a);
+    if (it != p.loads.end()) return it->second;
+    std::vector<std::vector<Flow>> flows;
+    for (const GroupInfo& g : p.groups) flows.push_back(flows_for(router, a, op, g, root, tuning));
+    return p.loads.emplace(a, comm::evaluate_loads(router, flows)).first->second;
+  }
+
+  // Prices every enabled (algorithm, protocol) and keeps the one whose slowest group is fastest.
+  std::vector<CollectiveCost> price(Pattern& p, CollOp op, double size,
+                                    const CollectiveOptions& o) const;
+  CollectiveCost one(const GroupInfo& g, const GroupLoad& l, CollOp op, Algorithm a, Protocol pr,
+                     double size) const;
+};
+
+CollectiveCost CollectiveModel::Impl::one(const GroupInfo& g, const GroupLoad& l, CollOp op,
+                                          Algorithm a, Protocol pr, double size) const {
+  CollectiveCost c;
+  c.op = op;
+  c.size_bytes = size;
+  c.ranks = g.n;
+  c.algorithm = a;
+  c.protocol = pr;
+  c.channels = g.nodes == 1 ? 1 : g.channels;
+  if (g.n < 2) return c;  // a single rank moves nothing
+  const double simple_alg = l.us_per_byte > 0 ? 1.0 / (l.us_per_byte * 1e3) : 0;
+  const double alg = simple_alg > 0 ? comm::protocol_algbw_GBps(a, pr, op, g, simple_alg, tuning)
+                                    : std::numeric_limits<double>::infinity();
+  c.latency_us = comm::latency_us(a, pr, op, g, size, l.inter_latency_us, tuning);
+  c.time_us = c.latency_us + (std::isinf(alg) ? 0 : transfer_us(size, alg));
+  c.algbw_GBps = c.time_us > 0 ? achieved_GBps(size, c.time_us) : 0;
+  c.busbw_GBps = c.algbw_GBps * busbw_factor(op, g.n);
+  c.bottleneck =
+      describe(router.topology(), l, size, simple_alg > 0 ? alg / simple_alg : 1, c.time_us);
+  return c;
+}
+
+std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, double size,
+                                                         const CollectiveOptions& o) const {
+  if (!(size >= 0) || !std::isfinite(size)) throw InputError("collective: size must be ≥ 0 bytes");
+  std::vector<CollectiveCost> best;
+  double best_time = std::numeric_limits<double>::infinity();
+  std::string why_not;
+  for (Algorithm a : kAlgos) {
+    if (o.algorithm != Algorithm::Auto && a != o.algorithm) continue;
+    if (a == Algorithm::Direct) continue;  // priced by all_to_all / send_recv
+    std::string why;
+    for (const GroupInfo& g : p.groups)
+      if (why.empty()) why = comm::algorithm_unavailable(a, op, g, o, tuning);
+    if (!why.empty()) {
+      why_not = why;
+      continue;
+    }
+    for (Protocol pr : kProtos) {
+      if (o.protocol != Protocol::Auto && pr != o.protocol) continue;
+      bool ok = true;
+      for (const GroupInfo& g : p.groups) ok = ok && comm::protocol_enabled(a, pr, g);
+      if (!ok) {
+        why_not = std::string(to_string(pr)) + " is not enabled for " + std::string(to_string(a)) +
+                  " on this group (NCCL's rules)";
+        continue;
+      }
+      const auto& l = loads(p, a, op, o.root);
+      std::vector<CollectiveCost> costs;
+      double worst = 0;
+      for (std::size_t i = 0; i < p.groups.size(); ++i) {
+        costs.push_back(one(p.groups[i], l[i], op, a, pr, size));
+        worst = std::max(worst, costs.back().time_us);
+      }
+      if (worst < best_time) best_time = worst, best = std::move(costs);
+    }
+  }
+  if (best.empty())
+    throw InputError("--algo/--proto", "",
+                     "cannot run " + std::string(to_string(op)) + ": " + why_not);
+  return best;
+}
+
+CollectiveModel::CollectiveModel(const Router& router, const NcclTuning& tuning)
+    : impl_(std::make_unique<Impl>(Impl{router, tuning, {}})) {}
+CollectiveModel::~CollectiveModel() = default;
+CollectiveModel::CollectiveModel(CollectiveModel&&) noexcept = default;
+CollectiveModel& CollectiveModel::operator=(CollectiveModel&&) noexcept = default;
+const Router& CollectiveModel::router() const {
+  return impl_->router;
+}
+
+CollectiveCost CollectiveModel::cost(CollOp op, const std::vector<int>& gpus, double size_bytes,
+                                     const CollectiveOptions& options) const {
+  return cost_concurrent(op, {gpus}, size_bytes, options).front();
+}
+
+std::vector<CollectiveCost> CollectiveModel::cost_concurrent(
+    CollOp op, const std::vector<std::vector<int>>& groups, double size_bytes,
+    const CollectiveOptions& options) const {
+  if (groups.empty()) throw InputError("collective: no groups given");
+  if (op == CollOp::AllToAll) {
+    std::vector<CollectiveCost> out;
+    for (const auto& g : groups) {  // uniform: S/n to every peer (S = a rank's send buffer)
+      const double share = size_bytes / static_cast<double>(g.size());
+      TrafficMatrix m(g.size(), std::vector<double>(g.size(), share));
+      out.push_back(all_to_all(g, m, options));
+      out.back().size_bytes = size_bytes;
+      out.back().algbw_GBps =
+          out.back().time_us > 0 ? achieved_GBps(size_bytes, out.back().time_us) : 0;
+      out.back().busbw_GBps = out.back().algbw_GBps * busbw_factor(op, out.back().ranks);
+    }
+    return out;
+  }
+  if (op == CollOp::SendRecv) {
+    std::vector<CollectiveCost> out;
+    for (const auto& g : groups) {
+      if (g.size() != 2)
+        throw InputError("send-recv needs exactly two ranks (source, destination)");
+      out.push_back(send_recv(g[0], g[1], size_bytes, options));
+    }
+    return out;
+  }
+  if (options.root < 0 || std::any_of(groups.begin(), groups.end(), [&](const auto& g) {
+        return options.root >= static_cast<int>(g.size());
+      }))
+    throw InputError("--root", "", "root rank is outside the group");
+  const int root = (op == CollOp::Broadcast || op == CollOp::Reduce) ? options.root : 0;
+  auto [it, fresh] = impl_->cache.try_emplace(Impl::key(op, root, groups));
+  if (fresh) it->second = impl_->make_pattern(groups);
+  return impl_->price(it->second, op, size_bytes, options);
+}
+
+CollectiveCost CollectiveModel::cost_uncached(CollOp op, const std::vector<int>& gpus,
+                                              double size_bytes,
+                                              const CollectiveOptions& options) const {
+  if (op == CollOp::AllToAll || op == CollOp::SendRecv) return cost(op, gpus, size_bytes, options);
+  Pattern p = impl_->make_pattern({gpus});
+  return impl_->price(p, op, size_bytes, options).front();
+}
+
+}  // namespace topoplan
+
+namespace topoplan {
+
+CollectiveCost CollectiveModel::all_to_all(const std::vector<int>& gpus, const TrafficMatrix& bytes,
+                                           const CollectiveOptions& options) const {
+  const GroupInfo g = comm::analyse_group(impl_->router, gpus);
+  if (bytes.size() != gpus.size() || std::any_of(bytes.begin(), bytes.end(), [&](const auto& r) {
+        return r.size() != gpus.size();
+      }))
+    throw InputError("all-to-all: the traffic matrix must be ranks × ranks");
+  // nccl-tests alltoallv size: the largest per-rank send or receive volume; every peer pair is a
+  // concurrent p2p transfer, so the time is the most loaded link's.
+  double size = 0, peer_max = 0;
+  std::vector<double> recv(gpus.size(), 0.0);
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    double send = 0;
+    for (std::size_t j = 0; j < gpus.size(); ++j) {
+      if (!(bytes[i][j] >= 0)) throw InputError("all-to-all: negative or NaN bytes in the matrix");
+      send += bytes[i][j], recv[j] += bytes[i][j];
+      if (i != j) peer_max = std::max(peer_max, bytes[i][j]);
+    }
+    size = std::max(size, send);
+  }
+  for (double r : recv) size = std::max(size, r);
+  TrafficMatrix w = bytes;  // weights per byte of `size`
+  for (auto& r : w)
+    for (double& x : r) x = size > 0 ? x / size : 0;
+  std::vector<Flow> flows;
+  comm::direct_flows(g, w, flows);
+  const GroupLoad l = comm::evaluate_loads(impl_->router, {flows}).front();
+  Protocol pr = options.protocol == Protocol::Auto ? comm::p2p_protocol(peer_max, impl_->tuning)
+                                                   : options.protocol;
+  if (options.algorithm != Algorithm::Auto && options.algorithm != Algorithm::Direct)
+    throw InputError("--algo", "", "all-to-all uses direct point-to-point transfers");
+  if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
+  return impl_->one(g, l, CollOp::AllToAll, Algorithm::Direct, pr, size);
+}
+
+CollectiveCost CollectiveModel::send_recv(int src_gpu, int dst_gpu, double bytes,
+                                          const CollectiveOptions& options) const {
+  const GroupInfo g = comm::analyse_group(impl_->router, {src_gpu, dst_gpu});
+  std::vector<Flow> flows{{src_gpu, dst_gpu, 1.0}};
+  const GroupLoad l = comm::evaluate_loads(impl_->router, {flows}).front();
+  Protocol pr = options.protocol == Protocol::Auto ? comm::p2p_protocol(bytes, impl_->tuning)
+                                                   : options.protocol;
+  if (options.algorithm != Algorithm::Auto && options.algorithm != Algorithm::Direct)
+    throw InputError("--algo", "", "send/recv uses a direct point-to-point transfer");
+  if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
+  CollectiveCost c = impl_->one(g, l, CollOp::SendRecv, Algorithm::Direct, pr, bytes);
+  return c;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,166 @@
+// Names, nccl-tests bus-bandwidth factors, the ring closed form and MoE traffic matrices.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+#include "topoplan/collective.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/units.hpp"
+
+namespace topoplan {
+
+namespace {
+// Lower-case with '_' and ' ' removed, so "All_Reduce", "allreduce" and "all-reduce" compare
+// equal after the '-' is also dropped.
+std::string fold(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '_' || c == '-' || c == ' ') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+template <typename E, std::size_t N>
+E parse_named(std::string_view text, const std::array<E, N>& values, const std::string& kind) {
+  std::vector<std::string> known;
+  for (E v : values) {
+    if (fold(to_string(v)) == fold(text)) return v;
+    known.emplace_back(to_string(v));
+  }
+  throw UnknownNameError(kind, std::string(text), known);
+}
+}  // namespace
+
+std::string_view to_string(CollOp op) {
+  switch (op) {
+    case CollOp::AllReduce:
+      return "all-reduce";
+    case CollOp::AllGather:
+      return "all-gather";
+    case CollOp::ReduceScatter:
+      return "reduce-scatter";
+    case CollOp::Broadcast:
+      return "broadcast";
+    case CollOp::Reduce:
+      return "reduce";
+    case CollOp::AllToAll:
+      return "all-to-all";
+    case CollOp::SendRecv:
+      return "send-recv";
+  }
+  return "?";
+}
+
+std::string_view to_string(Algorithm a) {
+  switch (a) {
+    case Algorithm::Auto:
+      return "auto";
+    case Algorithm::Ring:
+      return "ring";
+    case Algorithm::Tree:
+      return "tree";
+    case Algorithm::Nvls:
+      return "nvls";
+    case Algorithm::NvlsTree:
+      return "nvlstree";
+    case Algorithm::CollNet:
+      return "collnet";
+    case Algorithm::Direct:
+      return "direct";
+  }
+  return "?";
+}
+
+std::string_view to_string(Protocol p) {
+  switch (p) {
+    case Protocol::Auto:
+      return "auto";
+    case Protocol::LL:
+      return "LL";
+    case Protocol::LL128:
+      return "LL128";
+    case Protocol::Simple:
+      return "Simple";
+  }
+  return "?";
+}
+
+CollOp parse_coll_op(std::string_view text) {
+  if (fold(text) == "sendrecv" || fold(text) == "p2p") return CollOp::SendRecv;
+  if (fold(text) == "alltoallv") return CollOp::AllToAll;
+  static constexpr std::array kOps{CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter,
+                                   CollOp::Broadcast, CollOp::Reduce,    CollOp::AllToAll,
+                                   CollOp::SendRecv};
+  return parse_named(text, kOps, "collective");
+}
+
+Algorithm parse_algorithm(std::string_view text) {
+  if (fold(text) == "collnetdirect" || fold(text) == "sharp") return Algorithm::CollNet;
+  if (fold(text) == "a2a") return Algorithm::Direct;
+  static constexpr std::array kAlgos{Algorithm::Auto,  Algorithm::Ring,     Algorithm::Tree,
+                                     Algorithm::Nvls,  Algorithm::NvlsTree, Algorithm::CollNet,
+                                     Algorithm::Direct};
+  return parse_named(text, kAlgos, "algorithm");
+}
+
+Protocol parse_protocol(std::string_view text) {
+  static constexpr std::array kProtos{Protocol::Auto, Protocol::LL, Protocol::LL128,
+                                      Protocol::Simple};
+  return parse_named(text, kProtos, "protocol");
+}
+
+// nccl-tests doc/PERFORMANCE.md and src/*.cu XxxGetBw.
+double busbw_factor(CollOp op, int ranks) {
+  const double n = ranks;
+  switch (op) {
+    case CollOp::AllReduce:
+      return n > 1 ? 2.0 * (n - 1) / n : 0.0;
+    case CollOp::AllGather:
+    case CollOp::ReduceScatter:
+    case CollOp::AllToAll:
+      return n > 1 ? (n - 1) / n : 0.0;
+    case CollOp::Broadcast:
+    case CollOp::Reduce:
+    case CollOp::SendRecv:
+      return 1.0;
+  }
+  return 1.0;
+}
+
+double ring_closed_form_us(CollOp op, int ranks, double size_bytes, double bw_GBps,
+                           double alpha_us) {
+  const double n = ranks;
+  double steps = 0;
+  if (op == CollOp::AllReduce) steps = 2 * (n - 1);
+  if (op == CollOp::AllGather || op == CollOp::ReduceScatter) steps = n - 1;
+  if (ranks < 2 || steps == 0) return 0;
+  // Each step moves one chunk of S/n over every ring edge.
+  return steps * transfer_us(size_bytes / n, bw_GBps) + steps * alpha_us;
+}
+
+TrafficMatrix moe_dispatch_matrix(int ranks, double tokens, double token_bytes, int top_k,
+                                  const std::vector<double>& expert_share) {
+  if (ranks < 1 || top_k < 1 || tokens < 0 || token_bytes < 0)
+    throw InputError("moe_dispatch_matrix: ranks and top_k must be ≥ 1, tokens and bytes ≥ 0");
+  if (!expert_share.empty() && static_cast<int>(expert_share.size()) != ranks)
+    throw InputError("moe_dispatch_matrix: expert_share needs one entry per rank");
+  std::vector<double> share(static_cast<std::size_t>(ranks), 1.0 / ranks);
+  if (!expert_share.empty()) {
+    double total = 0;
+    for (double s : expert_share) total += std::max(0.0, s);
+    if (total <= 0) throw InputError("moe_dispatch_matrix: expert_share sums to zero");
+    for (std::size_t r = 0; r < share.size(); ++r)
+      share[r] = std::max(0.0, expert_share[r]) / total;
+  }
+  // Each of the tokens × k routed copies lands on rank j with probability share[j]; copies to
+  // the sender's own rank stay local (no bytes on any link).
+  TrafficMatrix m(share.size(), std::vector<double>(share.size(), 0.0));
+  for (std::size_t i = 0; i < share.size(); ++i)
+    for (std::size_t j = 0; j < share.size(); ++j)
+      if (i != j) m[i][j] = tokens * top_k * share[j] * token_bytes;
+  return m;
+}
+
+}  // namespace topoplan
