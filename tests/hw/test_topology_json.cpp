@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "io/topology_ranges.hpp"
+#include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology_io.hpp"
 
@@ -158,4 +159,17 @@ TEST_CASE("cluster files: the fabric is checked before the cluster is generated"
       0);
   CHECK(error_of(R"({"name": "c", "cluster": {"server": "hgx-h20-8", "count": 0}})") ==
         "t.json: /cluster/count: must be >= 1, got 0");
+}
+
+TEST_CASE("the example in docs/topology-format.md parses and validates") {
+  const std::string doc =
+      read_text_file(std::string(TOPOPLAN_SOURCE_DIR) + "/docs/topology-format.md");
+  const auto start = doc.find("```json\n");
+  REQUIRE(start != std::string::npos);
+  const auto end = doc.find("```", start + 8);
+  Topology t = parse_topology_json(doc.substr(start + 8, end - start - 8), "docs example");
+  CHECK(t.name == "mini-h20-4");
+  CHECK(t.gpus().size() == 4);
+  CHECK(t.link_count() == 4 + 2 + 2 + 2 + 2);
+  CHECK(t.validate().empty());
 }
