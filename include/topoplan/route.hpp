@@ -3,7 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "topoplan/topology.hpp"
@@ -63,5 +65,22 @@ PathMatrix gpu_path_matrix(const Router& router, const std::vector<int>& gpus);
 // Bisection bandwidth (GB/s per direction) over the GPUs: the minimum over balanced halves,
 // computed as a max-flow/min-cut for small graphs and structurally for generated clusters.
 double bisection_GBps(const Router& router);
+
+// What `topoplan topo show` reports: counts and per-GPU bandwidths of the first GPU (all GPUs of
+// generated clusters and built-in servers are alike), all in GB/s per direction.
+struct TopologySummary {
+  std::vector<std::pair<std::string, int>> devices;  // device type name → count, DeviceType order
+  std::vector<int> switches_per_tier;                // [0] = tier 1 (leaves), ...
+  int gpus = 0;
+  int nodes = 0;
+  std::string gpu_model;            // of the first GPU ("" when none)
+  double gpu_memory_bytes = 0;      // sum over GPUs (catalog capacity)
+  int nvlink_domain = 0;            // GPUs reachable from the first GPU at class NVL/NVB, itself included
+  double nvlink_GBps = 0;           // Router::nvlink_domain_GBps of the first GPU
+  double pcie_GBps = 0;             // its PCIe link(s) to the host
+  double network_GBps = 0;          // Router::network_GBps of the first GPU
+  double bisection_GBps = 0;        // bisection_GBps(); skipped (0) when `with_bisection` is false
+};
+TopologySummary summarize(const Router& router, bool with_bisection = true);
 
 }  // namespace topoplan

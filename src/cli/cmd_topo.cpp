@@ -1,9 +1,101 @@
-// Placeholder registration; replaced by the subcommand's implementation.
+// `topoplan topo list|show|paths|validate`: flags here, figures from route/, text from report/.
+#include <iostream>
+#include <memory>
+
 #include "cli/commands.hpp"
+#include "cli/topology_options.hpp"
+#include "report/topo_report.hpp"
+#include "topoplan/route.hpp"
 
 namespace topoplan::cli {
-void add_topo_command(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("topo", "(not implemented yet)");
-  sub->callback([&action] { action = [] { return 1; }; });
+
+namespace {
+
+// Past this many GPUs `topo paths` shows the first kDefaultPathGpus unless --gpus says otherwise.
+constexpr int kFullMatrixGpus = 72;
+constexpr int kDefaultPathGpus = 16;
+
+struct TopoArgs {
+  TopologyOptions topo;
+  bool json = false;
+  int gpus = 0;
+};
+
+int run_list(const TopoArgs& a) {
+  std::vector<report::TopoListEntry> entries;
+  for (const std::string& name : builtin_topology_names()) {
+    const Topology t = topoplan::load_topology(name);
+    Router router(t);
+    const TopologySummary s = summarize(router, false);
+    entries.push_back({name, s.gpus, s.nodes, s.gpu_model, s.nvlink_domain, t.description});
+  }
+  report::print_topo_list(std::cout, entries, a.json);
+  return 0;
 }
+
+int run_show(const TopoArgs& a) {
+  const Topology t = load_topology(a.topo);
+  Router router(t);
+  report::print_topo_show(std::cout, t, summarize(router), a.json);
+  return 0;
+}
+
+int run_paths(const TopoArgs& a) {
+  const Topology t = load_topology(a.topo);
+  Router router(t);
+  std::vector<int> gpus = t.gpus();
+  const std::size_t total = gpus.size();
+  std::size_t keep = a.gpus > 0                ? static_cast<std::size_t>(a.gpus)
+                     : total > kFullMatrixGpus ? kDefaultPathGpus
+                                               : total;
+  if (keep < total) {
+    gpus.resize(keep);
+    if (!a.json) std::cout << "(first " << keep << " of " << total << " GPUs; see --gpus)\n";
+  }
+  std::vector<int> nics;
+  for (int g : gpus) nics.push_back(router.nic_of_gpu(g));
+  report::print_topo_paths(std::cout, t, gpu_path_matrix(router, gpus), nics, a.json);
+  return 0;
+}
+
+int run_validate(const TopoArgs& a) {
+  const Topology t = load_topology(a.topo);
+  const std::vector<Diagnostic> diagnostics = t.validate();
+  report::print_topo_validate(std::cout, a.topo.topology, diagnostics, a.json);
+  return diagnostics.empty() ? 0 : 2;
+}
+
+CLI::App* add_sub(CLI::App& topo, const char* name, const char* help,
+                  std::shared_ptr<TopoArgs> args, int (*run)(const TopoArgs&), Action& action) {
+  CLI::App* sub = topo.add_subcommand(name, help);
+  sub->add_flag("--json", args->json, "print JSON (stable keys, see docs/routing.md)");
+  sub->callback([&action, args, run] { action = [args, run] { return run(*args); }; });
+  return sub;
+}
+
+}  // namespace
+
+void add_topo_command(CLI::App& app, Action& action) {
+  CLI::App* topo = app.add_subcommand("topo", "inspect topologies: servers, clusters, paths");
+  topo->require_subcommand(1);
+  auto args = std::make_shared<TopoArgs>();
+  add_sub(*topo, "list", "built-in topologies with GPU count, GPU model and NVLink domain", args,
+          run_list, action);
+  CLI::App* show = add_sub(*topo, "show", "summary: devices, bandwidth per GPU, bisection, fabric",
+                           args, run_show, action);
+  add_topology_options(*show, args->topo);
+  CLI::App* paths =
+      add_sub(*topo, "paths", "GPU x GPU path class, GB/s and latency (like nvidia-smi topo -m)",
+              args, run_paths, action);
+  add_topology_options(*paths, args->topo);
+  paths
+      ->add_option("--gpus", args->gpus,
+                   "show only the first N GPUs (default: all up to 72, else 16)")
+      ->check(CLI::PositiveNumber);
+  CLI::App* validate =
+      add_sub(*topo, "validate", "print every problem of a topology (exit 2 if any)", args,
+              run_validate, action);
+  add_topology_options(*validate, args->topo, "topology JSON file (or built-in name)");
+}
+
 }  // namespace topoplan::cli

@@ -1,2 +1,177 @@
-// Owned by the topo command's module; placeholder until it lands.
-namespace topoplan::report {}
+#include "report/topo_report.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report/table.hpp"
+#include "topoplan/units.hpp"
+
+namespace topoplan::report {
+
+namespace {
+using nlohmann::ordered_json;
+
+// Rounds to 4 significant decimals so JSON output is stable across platforms' last-bit noise.
+double round4(double x) {
+  return std::round(x * 1e4) / 1e4;
+}
+
+ordered_json fabric_json(const FabricInfo& f) {
+  if (f.kind.empty()) return nullptr;
+  return ordered_json{{"server", f.server}, {"nodes", f.nodes},
+                      {"kind", f.kind},     {"link", f.link},
+                      {"tiers", f.tiers},   {"oversubscription", f.oversubscription}};
+}
+
+std::string gbps(double v) {
+  return fmt("%.1f", v) + " GB/s";
+}
+}  // namespace
+
+void print_topo_list(std::ostream& os, const std::vector<TopoListEntry>& entries, bool json) {
+  if (json) {
+    ordered_json arr = ordered_json::array();
+    for (const auto& e : entries)
+      arr.push_back({{"name", e.name},
+                     {"gpus", e.gpus},
+                     {"nodes", e.nodes},
+                     {"gpu_model", e.gpu_model},
+                     {"nvlink_domain", e.nvlink_domain},
+                     {"description", e.description}});
+    os << ordered_json{{"topologies", arr}}.dump(2) << "\n";
+    return;
+  }
+  Table table({"name", "GPUs", "nodes", "GPU", "NVLink domain", "description"},
+              {Align::Left, Align::Right, Align::Right, Align::Left, Align::Right, Align::Left});
+  for (const auto& e : entries) {
+    std::string desc = e.description.substr(0, e.description.find_first_of(",.:"));
+    table.add_row({e.name, std::to_string(e.gpus), std::to_string(e.nodes), e.gpu_model,
+                   std::to_string(e.nvlink_domain), desc});
+  }
+  table.print(os);
+}
+
+void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary& s, bool json) {
+  if (json) {
+    ordered_json devices = ordered_json::object();
+    for (const auto& [type, n] : s.devices) devices[type] = n;
+    ordered_json j{{"name", t.name},
+                   {"description", t.description},
+                   {"nodes", s.nodes},
+                   {"gpus", s.gpus},
+                   {"gpu_model", s.gpu_model},
+                   {"gpu_memory_bytes", s.gpu_memory_bytes},
+                   {"devices", devices},
+                   {"links", t.link_count()},
+                   {"nvlink_domain", s.nvlink_domain},
+                   {"per_gpu",
+                    {{"nvlink_GBps", round4(s.nvlink_GBps)},
+                     {"pcie_GBps", round4(s.pcie_GBps)},
+                     {"network_GBps", round4(s.network_GBps)}}},
+                   {"bisection_GBps", round4(s.bisection_GBps)},
+                   {"switches_per_tier", s.switches_per_tier},
+                   {"fabric", fabric_json(t.fabric)}};
+    os << j.dump(2) << "\n";
+    return;
+  }
+  os << t.name << ": " << t.description << "\n\n";
+  Table table({"", "value"}, {Align::Left, Align::Left});
+  table.add_row({"servers", std::to_string(s.nodes)});
+  table.add_row({"GPUs", std::to_string(s.gpus) + " x " + s.gpu_model});
+  table.add_row({"GPU memory total", format_bytes_decimal(s.gpu_memory_bytes)});
+  std::string devs;
+  for (const auto& [type, n] : s.devices)
+    devs += (devs.empty() ? "" : ", ") + std::to_string(n) + " " + type;
+  table.add_row({"devices", devs});
+  table.add_row({"links", std::to_string(t.link_count())});
+  table.add_row({"NVLink domain", std::to_string(s.nvlink_domain) + " GPUs"});
+  table.add_row({"NVLink per GPU", gbps(s.nvlink_GBps)});
+  table.add_row({"PCIe per GPU", gbps(s.pcie_GBps)});
+  table.add_row({"network per GPU", gbps(s.network_GBps)});
+  table.add_row({"bisection", gbps(s.bisection_GBps)});
+  if (!t.fabric.kind.empty()) {
+    std::string tiers;
+    for (std::size_t i = 0; i < s.switches_per_tier.size(); ++i)
+      tiers += (i ? " / " : "") + std::to_string(s.switches_per_tier[i]);
+    table.add_row({"fabric", t.fabric.kind + ", " + t.fabric.link + ", " +
+                                 std::to_string(t.fabric.tiers) + " tier(s), oversubscription " +
+                                 fmt("%g", t.fabric.oversubscription)});
+    table.add_row({"switches per tier", tiers});
+  }
+  table.print(os, "  ");
+  os << "All bandwidths are nominal GB/s per direction.\n";
+}
+
+void print_topo_paths(std::ostream& os, const Topology& t, const PathMatrix& m,
+                      const std::vector<int>& nics, bool json) {
+  const std::size_t n = m.gpus.size();
+  auto cell = [&](std::size_t i, std::size_t j) { return m.cells[i][j]; };
+  if (json) {
+    ordered_json ids = ordered_json::array(), cls = ordered_json::array(),
+                 bw = ordered_json::array(), lat = ordered_json::array(),
+                 hops = ordered_json::array(), nic = ordered_json::array();
+    for (std::size_t i = 0; i < n; ++i) {
+      ids.push_back(t.device(m.gpus[i]).id);
+      nic.push_back(nics[i] < 0 ? ordered_json(nullptr) : ordered_json(t.device(nics[i]).id));
+      ordered_json c = ordered_json::array(), b = ordered_json::array(), l = ordered_json::array(),
+                   h = ordered_json::array();
+      for (std::size_t j = 0; j < n; ++j) {
+        const Path* p = cell(i, j);
+        c.push_back(p ? std::string(to_string(p->cls)) : "X");
+        b.push_back(p ? ordered_json(round4(p->bw_GBps)) : ordered_json(nullptr));
+        l.push_back(p ? ordered_json(round4(p->latency_us)) : ordered_json(nullptr));
+        h.push_back(p ? ordered_json(p->hops.size()) : ordered_json(nullptr));
+      }
+      cls.push_back(c), bw.push_back(b), lat.push_back(l), hops.push_back(h);
+    }
+    ordered_json j{{"name", t.name}, {"gpus", ids},       {"nic", nic},  {"class", cls},
+                   {"GBps", bw},     {"latency_us", lat}, {"hops", hops}};
+    os << j.dump(2) << "\n";
+    return;
+  }
+  auto matrix = [&](const std::string& title, auto value, bool with_nic) {
+    std::vector<std::string> head{""};
+    for (int g : m.gpus) head.push_back(t.device(g).id);
+    if (with_nic) head.push_back("NIC");
+    Table table(head);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<std::string> row{t.device(m.gpus[i]).id};
+      for (std::size_t j = 0; j < n; ++j) row.push_back(cell(i, j) ? value(*cell(i, j)) : "X");
+      if (with_nic) row.push_back(nics[i] < 0 ? "-" : t.device(nics[i]).id);
+      table.add_row(row);
+    }
+    os << title << "\n";
+    table.print(os, "  ");
+    os << "\n";
+  };
+  matrix(
+      "Path class (NCCL: NVL NVLink, NVB via one GPU, PIX/PXB PCIe switch(es), PHB via CPU, "
+      "SYS across CPUs, NET network)",
+      [](const Path& p) { return std::string(to_string(p.cls)); }, true);
+  matrix(
+      "Bottleneck bandwidth (GB/s per direction)",
+      [](const Path& p) { return fmt("%.1f", p.bw_GBps); }, false);
+  matrix(
+      "Latency (us, sum of hops)", [](const Path& p) { return fmt("%.2f", p.latency_us); }, false);
+}
+
+void print_topo_validate(std::ostream& os, const std::string& source,
+                         const std::vector<Diagnostic>& diagnostics, bool json) {
+  if (json) {
+    ordered_json arr = ordered_json::array();
+    for (const auto& d : diagnostics)
+      arr.push_back({{"location", d.location}, {"message", d.message}});
+    os << ordered_json{{"source", source}, {"valid", diagnostics.empty()}, {"diagnostics", arr}}
+              .dump(2)
+       << "\n";
+    return;
+  }
+  if (diagnostics.empty()) {
+    os << source << ": valid\n";
+    return;
+  }
+  for (const auto& d : diagnostics) os << source << ": " << d.location << ": " << d.message << "\n";
+  os << source << ": " << diagnostics.size() << " problem(s)\n";
+}
+
+}  // namespace topoplan::report

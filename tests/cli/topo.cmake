@@ -1,1 +1,29 @@
 # CLI tests of `topoplan topo` (owned by that command's module).
+topoplan_cli_test(topo_show_h20_json ARGS topo show hgx-h20-8 --json GOLDEN topo_show_hgx-h20-8.json)
+topoplan_cli_test(topo_paths_h100_json ARGS topo paths hgx-h100-8 --json
+                  GOLDEN topo_paths_hgx-h100-8.json)
+topoplan_cli_test(topo_paths_l40s ARGS topo paths pcie-l40s-8 GOLDEN topo_paths_pcie-l40s-8.txt)
+topoplan_cli_test(topo_list_json ARGS topo list --json GOLDEN topo_list.json)
+topoplan_cli_test(topo_show_cluster_json
+                  ARGS topo show hgx-h100-8 --nodes 16 --fabric fat-tree --json
+                  GOLDEN topo_show_hgx-h100-8_x16_fat-tree.json)
+topoplan_cli_test(topo_paths_cluster_json ARGS topo paths hgx-h100-8 --nodes 2 --gpus 10 --json
+                  GOLDEN topo_paths_hgx-h100-8_x2.json)
+topoplan_cli_test(topo_show_table ARGS topo show hgx-h20-8 EXPECT_STDOUT "NVLink per GPU +450.0 GB/s")
+topoplan_cli_test(topo_unknown_name ARGS topo show hgx-h10-8 EXIT 2
+                  EXPECT_STDERR "did you mean 'hgx-h100-8'")
+topoplan_cli_test(topo_unknown_fabric ARGS topo show hgx-h20-8 --nodes 2 --fabric fat-tre EXIT 2
+                  EXPECT_STDERR "unknown fabric 'fat-tre'")
+topoplan_cli_test(topo_bad_oversubscription
+                  ARGS topo show hgx-h20-8 --nodes 2 --fabric fat-tree --oversubscription 0.5
+                  EXIT 2 EXPECT_STDERR "oversubscription")
+topoplan_cli_test(topo_validate_builtin ARGS topo validate hgx-h20-8 EXPECT_STDOUT "valid")
+topoplan_cli_test(topo_validate_bad ARGS topo validate ${CMAKE_CURRENT_SOURCE_DIR}/data/topo_bad.json
+                  EXIT 2 EXPECT_STDOUT "gpu2: GPU has no path to GPU 'gpu0'.*7 problem")
+topoplan_cli_test(topo_validate_bad_json
+                  ARGS topo validate ${CMAKE_CURRENT_SOURCE_DIR}/data/topo_bad.json --json EXIT 2
+                  EXPECT_STDOUT "\"valid\": false")
+topoplan_cli_test(topo_validate_parse_error
+                  ARGS topo validate ${CMAKE_CURRENT_SOURCE_DIR}/data/topo_unknown_link.json EXIT 2
+                  EXPECT_STDERR "/links/0/type: unknown link type 'nvlink9'")
+topoplan_cli_test(topo_help ARGS topo paths --help EXPECT_STDOUT "--gpus")

@@ -1,0 +1,26 @@
+#include "cli/topology_options.hpp"
+
+namespace topoplan::cli {
+
+void add_cluster_flags(CLI::App& cmd, TopologyOptions& o) {
+  cmd.add_option("--nodes", o.cluster.nodes, "servers in the cluster (default 1: the server alone)")
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--fabric", o.cluster.fabric, "network between servers: rail-optimized | fat-tree")
+      ->default_str("rail-optimized");
+  cmd.add_option("--fabric-link", o.cluster.link,
+                 "fabric link type from the catalog (default: the NIC's port, e.g. ib-ndr400)");
+  cmd.add_option("--oversubscription", o.cluster.oversubscription,
+                 "leaf down:up bandwidth ratio (default 1 = non-blocking)");
+  cmd.add_option("--tiers", o.cluster.tiers, "switch tiers (default: the fewest that fit)");
+}
+
+void add_topology_options(CLI::App& cmd, TopologyOptions& o, const std::string& help) {
+  cmd.add_option("TOPO", o.topology, help)->required();
+  add_cluster_flags(cmd, o);
+}
+
+Topology load_topology(const TopologyOptions& o) {
+  return topoplan::load_topology(o.topology, o.cluster);
+}
+
+}  // namespace topoplan::cli

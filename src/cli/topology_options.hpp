@@ -1,0 +1,26 @@
+// The topology argument and cluster flags shared by every command that takes a topology
+// (topo, collective, plan): TOPO (built-in name or file) plus --nodes, --fabric,
+// --fabric-link, --oversubscription and --tiers.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "topoplan/topology_io.hpp"
+
+namespace topoplan::cli {
+
+struct TopologyOptions {
+  std::string topology;    // built-in name or JSON file path
+  ClusterOptions cluster;  // nodes == 1: the topology as given
+};
+
+// Adds the cluster flags to `cmd` (values land in `o.cluster`).
+void add_cluster_flags(CLI::App& cmd, TopologyOptions& o);
+// Adds a required positional TOPO argument and the cluster flags.
+void add_topology_options(CLI::App& cmd, TopologyOptions& o,
+                          const std::string& help = "built-in topology name or JSON file");
+// Loads the topology (a cluster when --nodes > 1). Throws InputError/UnknownNameError.
+Topology load_topology(const TopologyOptions& o);
+
+}  // namespace topoplan::cli

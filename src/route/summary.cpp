@@ -1,0 +1,49 @@
+// TopologySummary: the figures `topoplan topo show` prints.
+#include <array>
+
+#include "topoplan/route.hpp"
+
+namespace topoplan {
+
+namespace {
+constexpr std::array kTypes{DeviceType::Gpu, DeviceType::NvSwitch, DeviceType::PcieSwitch,
+                            DeviceType::Cpu, DeviceType::Nic,      DeviceType::NetSwitch};
+}
+
+TopologySummary summarize(const Router& router, bool with_bisection) {
+  const Topology& t = router.topology();
+  TopologySummary s;
+  std::array<int, kTypes.size()> count{};
+  for (std::size_t d = 0; d < t.device_count(); ++d) {
+    const Device& dev = t.device(static_cast<int>(d));
+    ++count[static_cast<std::size_t>(dev.type)];
+    if (dev.type == DeviceType::NetSwitch && dev.tier >= 1) {
+      if (s.switches_per_tier.size() < static_cast<std::size_t>(dev.tier))
+        s.switches_per_tier.resize(static_cast<std::size_t>(dev.tier));
+      ++s.switches_per_tier[static_cast<std::size_t>(dev.tier) - 1];
+    }
+  }
+  for (std::size_t i = 0; i < kTypes.size(); ++i)
+    if (count[i] > 0) s.devices.emplace_back(std::string(to_string(kTypes[i])), count[i]);
+  s.gpus = static_cast<int>(t.gpus().size());
+  s.nodes = t.node_count();
+  if (t.gpus().empty()) return s;
+  for (int g : t.gpus()) {
+    const GpuSpec* spec = Catalog::builtin().find_gpu(t.device(g).model);
+    if (spec) s.gpu_memory_bytes += spec->memory_bytes;
+  }
+  const int first = t.gpus().front();
+  s.gpu_model = t.device(first).model;
+  // The NVLink domain never crosses the network, so only the first GPU's server is searched.
+  s.nvlink_domain = 1;
+  for (int g : t.gpus_of_node(std::max(0, t.device(first).node)))
+    if (g != first && router.path(first, g).cls <= PathClass::NVB) ++s.nvlink_domain;
+  s.nvlink_GBps = router.nvlink_domain_GBps(first);
+  for (const Adjacent& a : t.neighbours(first))
+    if (t.link(link_of(a.out)).kind == LinkKind::PCIe) s.pcie_GBps += t.bw_GBps(a.out);
+  s.network_GBps = router.network_GBps(first);
+  if (with_bisection) s.bisection_GBps = bisection_GBps(router);
+  return s;
+}
+
+}  // namespace topoplan
