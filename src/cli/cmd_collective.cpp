@@ -1,9 +1,177 @@
-// Placeholder registration; replaced by the subcommand's implementation.
+// `topoplan collective OP --topology TOPO ...`: flags here, figures from comm/, text from report/.
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <set>
+
 #include "cli/commands.hpp"
+#include "cli/topology_options.hpp"
+#include "report/collective_report.hpp"
+#include "topoplan/collective.hpp"
+#include "topoplan/dtype.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::cli {
-void add_collective_command(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("collective", "(not implemented yet)");
-  sub->callback([&action] { action = [] { return 1; }; });
+
+namespace {
+
+struct CollectiveArgs {
+  std::string op;
+  TopologyOptions topo;
+  int gpus = 0;
+  std::string ranks;
+  std::string size;
+  std::string sweep;
+  std::string algo = "auto";
+  std::string proto = "auto";
+  std::string dtype = "fp32";
+  int root = 0;
+  bool no_nvls = false;
+  bool sharp = false;
+  bool json = false;
+};
+
+int parse_int(const std::string& s, const std::string& flag) {
+  std::size_t used = 0;
+  int v = -1;
+  try {
+    v = std::stoi(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || v < 0) throw InputError(flag, "", "'" + s + "' is not a GPU index");
+  return v;
 }
+
+// --ranks: comma-separated GPU indices (in the topology's GPU order), ranges "0-7", or device
+// ids ("n1/gpu3").
+std::vector<int> parse_ranks(const Topology& t, const std::string& text) {
+  std::vector<int> out;
+  const auto& gpus = t.gpus();
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    if (item.empty()) throw InputError("--ranks", "", "empty item in '" + text + "'");
+    if (auto dev = t.find(item)) {
+      out.push_back(*dev);
+      continue;
+    }
+    if (item.find_first_not_of("0123456789-") != std::string::npos) {
+      std::vector<std::string> ids;
+      for (int g : gpus) ids.push_back(t.device(g).id);
+      throw UnknownNameError("GPU", item, ids);
+    }
+    const std::size_t dash = item.find('-');
+    const int lo = parse_int(item.substr(0, dash), "--ranks");
+    const int hi = dash == std::string::npos ? lo : parse_int(item.substr(dash + 1), "--ranks");
+    if (hi < lo || hi >= static_cast<int>(gpus.size()))
+      throw InputError("--ranks", "",
+                       "'" + item + "' is outside GPUs 0-" + std::to_string(gpus.size() - 1));
+    for (int i = lo; i <= hi; ++i) out.push_back(gpus[static_cast<std::size_t>(i)]);
+  }
+  return out;
+}
+
+// --sweep MIN:MAX[:FACTOR] (nccl-tests -b/-e/-f; factor 2 by default).
+std::vector<double> parse_sizes(const CollectiveArgs& a) {
+  if (a.size.empty() == a.sweep.empty())
+    throw InputError("--size/--sweep", "", "give exactly one of --size or --sweep");
+  if (!a.size.empty()) return {parse_bytes(a.size, "--size")};
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t colon; (colon = a.sweep.find(':', start)) != std::string::npos;
+       start = colon + 1)
+    parts.push_back(a.sweep.substr(start, colon - start));
+  parts.push_back(a.sweep.substr(start));
+  if (parts.size() < 2 || parts.size() > 3)
+    throw InputError("--sweep", "", "expected MIN:MAX[:FACTOR], got '" + a.sweep + "'");
+  const double lo = parse_bytes(parts[0], "--sweep MIN"), hi = parse_bytes(parts[1], "--sweep MAX");
+  double factor = 2;
+  if (parts.size() == 3) {
+    try {
+      factor = std::stod(parts[2]);
+    } catch (const std::exception&) {
+      factor = 0;
+    }
+  }
+  if (!(factor > 1)) throw InputError("--sweep", "", "FACTOR must be a number > 1");
+  if (lo <= 0 || hi < lo) throw InputError("--sweep", "", "need 0 < MIN ≤ MAX");
+  std::vector<double> sizes;
+  for (double s = lo; s <= hi * (1 + 1e-12) && sizes.size() < 1000; s *= factor) sizes.push_back(s);
+  return sizes;
+}
+
+std::vector<int> pick_ranks(const Topology& t, const CollectiveArgs& a, CollOp op) {
+  if (!a.ranks.empty() && a.gpus > 0)
+    throw InputError("--gpus/--ranks", "", "give at most one of --gpus and --ranks");
+  std::vector<int> ranks = a.ranks.empty() ? t.gpus() : parse_ranks(t, a.ranks);
+  if (a.gpus > static_cast<int>(ranks.size()))
+    throw InputError("--gpus", "",
+                     "the topology has only " + std::to_string(ranks.size()) + " GPUs");
+  if (a.gpus > 0) ranks.resize(static_cast<std::size_t>(a.gpus));
+  if (op == CollOp::SendRecv && a.ranks.empty()) ranks = {ranks.front(), ranks.back()};
+  return ranks;
+}
+
+int run(const CollectiveArgs& a) {
+  const CollOp op = parse_coll_op(a.op);
+  CollectiveOptions o;
+  o.algorithm = parse_algorithm(a.algo);
+  o.protocol = parse_protocol(a.proto);
+  o.allow_nvls = !a.no_nvls;
+  o.fabric_has_sharp = a.sharp;
+  o.root = a.root;
+  const Dtype dtype = parse_dtype(a.dtype);
+  o.element_bytes = element_bytes(dtype);
+  const std::vector<double> sizes = parse_sizes(a);
+  const Topology t = load_topology(a.topo);
+  const std::vector<int> ranks = pick_ranks(t, a, op);
+  Router router(t);
+  CollectiveModel model(router);
+  report::CollectiveReport r;
+  r.op = op;
+  r.topology = t.name;
+  r.dtype = std::string(to_string(dtype));
+  r.element_bytes = o.element_bytes;
+  std::set<int> nodes;
+  for (int d : ranks) r.ranks.push_back(t.device(d).id), nodes.insert(t.device(d).node);
+  r.nodes = static_cast<int>(nodes.size());
+  for (double s : sizes) r.results.push_back(model.cost(op, ranks, s, o));
+  report::print_collective(std::cout, r, a.json);
+  return 0;
+}
+
+}  // namespace
+
+void add_collective_command(CLI::App& app, Action& action) {
+  auto args = std::make_shared<CollectiveArgs>();
+  auto* sub = app.add_subcommand(
+      "collective",
+      "predict a collective's time and bus bandwidth (like nccl-tests) on a topology");
+  sub->add_option("OP", args->op,
+                  "all-reduce | all-gather | reduce-scatter | broadcast | reduce | all-to-all | "
+                  "send-recv")
+      ->required();
+  sub->add_option("--topology", args->topo.topology, "built-in topology name or JSON file")
+      ->required();
+  add_cluster_flags(*sub, args->topo);
+  sub->add_option("--gpus", args->gpus, "use the first N GPUs (default: all)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--ranks", args->ranks,
+                  "GPUs in rank order: indices, ranges or device ids, e.g. 0-3 or n0/gpu0,n1/gpu0");
+  sub->add_option("--size", args->size, "message size, e.g. 512MiB, 8G, 1e6 (nccl-tests sizes)");
+  sub->add_option("--sweep", args->sweep, "MIN:MAX[:FACTOR] size sweep (factor 2 by default)");
+  sub->add_option("--algo", args->algo, "auto | ring | tree | nvls | nvlstree | collnet | direct");
+  sub->add_option("--proto", args->proto, "auto | LL | LL128 | Simple");
+  sub->add_option("--dtype", args->dtype, "element type for the count column (default fp32)");
+  sub->add_option("--root", args->root, "root rank of broadcast / reduce (default 0)");
+  sub->add_flag("--no-nvls", args->no_nvls, "disable NVLS / NVLSTree (NCCL_NVLS_ENABLE=0)");
+  sub->add_flag("--sharp", args->sharp, "the fabric offers in-network reduction (enables CollNet)");
+  sub->add_flag("--json", args->json, "JSON output with stable keys");
+  sub->callback([args, &action] { action = [args] { return run(*args); }; });
+}
+
 }  // namespace topoplan::cli

@@ -1,2 +1,79 @@
-// Owned by the collective command's module; placeholder until it lands.
-namespace topoplan::report {}
+// `topoplan collective` output (see collective_report.hpp).
+#include "report/collective_report.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report/table.hpp"
+#include "topoplan/units.hpp"
+
+namespace topoplan::report {
+
+namespace {
+using nlohmann::ordered_json;
+
+// Rounded so that golden files do not churn on the last floating-point bit.
+double round_to(double v, double digits) {
+  const double scale = std::pow(10.0, digits);
+  return std::round(v * scale) / scale;
+}
+
+ordered_json bottleneck_json(const BottleneckLink& b) {
+  if (b.dirlink < 0) return nullptr;
+  return ordered_json{{"from", b.from},
+                      {"to", b.to},
+                      {"type", b.type},
+                      {"kind", std::string(to_string(b.kind))},
+                      {"load_bytes", round_to(b.load_bytes, 0)},
+                      {"achieved_GBps", round_to(b.achieved_GBps, 3)},
+                      {"utilisation", round_to(b.utilisation, 4)}};
+}
+
+std::string bottleneck_cell(const BottleneckLink& b) {
+  if (b.dirlink < 0) return "-";
+  return b.from + "->" + b.to + " " + b.type + " " + fmt("%.0f%%", 100 * b.utilisation);
+}
+
+void print_json(std::ostream& os, const CollectiveReport& r) {
+  ordered_json results = ordered_json::array();
+  for (const CollectiveCost& c : r.results)
+    results.push_back({{"size_bytes", round_to(c.size_bytes, 0)},
+                       {"count", std::floor(c.size_bytes / r.element_bytes)},
+                       {"time_us", round_to(c.time_us, 3)},
+                       {"latency_us", round_to(c.latency_us, 3)},
+                       {"algbw_GBps", round_to(c.algbw_GBps, 3)},
+                       {"busbw_GBps", round_to(c.busbw_GBps, 3)},
+                       {"algorithm", std::string(to_string(c.algorithm))},
+                       {"protocol", std::string(to_string(c.protocol))},
+                       {"channels", c.channels},
+                       {"bottleneck", bottleneck_json(c.bottleneck)}});
+  ordered_json j{
+      {"op", std::string(to_string(r.op))},
+      {"topology", r.topology},
+      {"ranks", r.ranks},
+      {"nodes", r.nodes},
+      {"dtype", r.dtype},
+      {"busbw_factor", round_to(busbw_factor(r.op, static_cast<int>(r.ranks.size())), 6)},
+      {"results", results}};
+  os << j.dump(2) << "\n";
+}
+}  // namespace
+
+void print_collective(std::ostream& os, const CollectiveReport& r, bool json) {
+  if (json) return print_json(os, r);
+  os << "# " << to_string(r.op) << " on " << r.topology << ": " << r.ranks.size() << " ranks, "
+     << r.nodes << (r.nodes == 1 ? " server" : " servers") << " (predicted, nccl-tests units)\n";
+  Table t({"size", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algo/proto",
+           "bottleneck"},
+          {Align::Right, Align::Right, Align::Left, Align::Right, Align::Right, Align::Right,
+           Align::Left, Align::Left});
+  for (const CollectiveCost& c : r.results)
+    t.add_row({fmt("%.0f", c.size_bytes), fmt("%.0f", std::floor(c.size_bytes / r.element_bytes)),
+               r.dtype, fmt("%.2f", c.time_us), fmt("%.2f", c.algbw_GBps),
+               fmt("%.2f", c.busbw_GBps),
+               std::string(to_string(c.algorithm)) + "/" + std::string(to_string(c.protocol)),
+               bottleneck_cell(c.bottleneck)});
+  t.print(os);
+}
+
+}  // namespace topoplan::report
