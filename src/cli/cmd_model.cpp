@@ -1,9 +1,82 @@
-// Placeholder registration; replaced by the subcommand's implementation.
+// `topoplan model list|show` (roofline lives in cmd_roofline.cpp): flags here, figures from
+// model/, text from report/.
+#include <iostream>
+#include <memory>
+
 #include "cli/commands.hpp"
+#include "report/model_report.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/model.hpp"
 
 namespace topoplan::cli {
+
+namespace {
+
+struct ModelArgs {
+  std::string model;
+  bool json = false;
+  double batch = 1, context = 4096, prompt = 4096;
+  int tp = 1, ep = 1;
+};
+
+int run_list(const ModelArgs& a) {
+  std::vector<ModelSpec> models;
+  for (const auto& name : builtin_model_names()) models.push_back(load_model(name));
+  report::print_model_list(std::cout, models, a.json);
+  return 0;
+}
+
+int run_show(const ModelArgs& a) {
+  if (a.batch <= 0) throw InputError("--batch", "", "must be positive");
+  if (a.prompt <= 0) throw InputError("--prompt", "", "must be positive");
+  if (a.context < 0) throw InputError("--context", "", "must not be negative");
+  ModelSpec m = load_model(a.model);
+  if (m.heads % a.tp != 0) {
+    throw InputError(
+        "--tp", "",
+        std::to_string(a.tp) + " does not divide the " + std::to_string(m.heads) + " heads");
+  }
+  if (a.ep > 1 && (!m.is_moe() || m.moe.num_experts % a.ep != 0)) {
+    throw InputError("--ep", "", "needs an MoE model whose expert count it divides");
+  }
+  report::ModelShowOptions o;
+  o.decode.batch = a.batch;
+  o.decode.context = a.context;
+  o.prefill.new_tokens = a.prompt;
+  o.shard = Shard{.tp = a.tp, .ep = a.ep};
+  report::print_model_show(std::cout, m, o, a.json);
+  return 0;
+}
+
+}  // namespace
+
 void add_model_command(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("model", "(not implemented yet)");
+  auto* sub = app.add_subcommand("model", "model catalog: parameters, memory, per-layer cost");
+  sub->require_subcommand(1);
+  auto args = std::make_shared<ModelArgs>();
+
+  auto* list = sub->add_subcommand("list", "built-in models with parameter counts");
+  list->add_flag("--json", args->json, "print JSON (stable keys, see docs/model-format.md)");
+  list->callback([&action, args] { action = [args] { return run_list(*args); }; });
+
+  auto* show =
+      sub->add_subcommand("show", "parameters by part, bytes per dtype, KV cache, per-layer FLOPs");
+  show->add_option("model", args->model, "built-in name, model JSON or Hugging Face config.json")
+      ->required();
+  show->add_flag("--json", args->json, "print JSON (stable keys, see docs/model-format.md)");
+  show->add_option("--batch", args->batch, "decode batch (sequences)")->capture_default_str();
+  show->add_option("--context", args->context, "decode context length already cached")
+      ->capture_default_str();
+  show->add_option("--prompt", args->prompt, "prefill prompt length")->capture_default_str();
+  show->add_option("--tp", args->tp, "tensor parallel degree")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  show->add_option("--ep", args->ep, "expert parallel degree")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  show->callback([&action, args] { action = [args] { return run_show(*args); }; });
+
   add_model_roofline_subcommand(*sub, action);
 }
+
 }  // namespace topoplan::cli

@@ -1,2 +1,234 @@
-// Owned by the model command's module; placeholder until it lands.
-namespace topoplan::report {}
+#include "report/model_report.hpp"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/table.hpp"
+#include "topoplan/units.hpp"
+
+namespace topoplan::report {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string attention_name(const ModelSpec& m) {
+  if (m.attention == AttentionKind::Mla) return "MLA";
+  if (m.kv_heads == m.heads) return "MHA";
+  return m.kv_heads == 1 ? "MQA" : "GQA";
+}
+
+std::string arch_name(const ModelSpec& m) {
+  return std::string(m.is_moe() ? "MoE " : "dense ") + attention_name(m);
+}
+
+std::string format_name(const WeightFormat& f) {
+  std::string s(to_string(f.dtype));
+  if (f.scale_block_elems > 0) s += "+" + std::string(to_string(f.scale_dtype)) + " scales";
+  return s;
+}
+
+std::string billions(double n) {
+  return n == 0 ? "0" : fmt("%.2f B", n / 1e9);
+}
+
+// The layer types present, with their counts, in order (dense first).
+std::vector<std::pair<LayerType, int>> layer_groups(const ModelSpec& m) {
+  std::vector<std::pair<LayerType, int>> g;
+  for (LayerType t : {LayerType::Dense, LayerType::Moe})
+    if (int n = layer_count(m, t); n > 0) g.emplace_back(t, n);
+  return g;
+}
+
+ordered_json cost_json(const KernelCost& c) {
+  return {{"flops", c.flops},
+          {"bytes", c.bytes},
+          {"weight_bytes", c.weight_bytes},
+          {"kv_bytes", c.kv_bytes}};
+}
+
+ordered_json kernels_json(const std::vector<KernelCost>& ks) {
+  ordered_json arr = ordered_json::array();
+  for (const auto& k : ks) {
+    ordered_json j{
+        {"name", k.name}, {"kind", to_string(k.kind)}, {"math_dtype", to_string(k.math_dtype)}};
+    j.update(cost_json(k));
+    j["m"] = k.m;
+    j["n"] = k.n;
+    j["k"] = k.k;
+    j["groups"] = k.groups;
+    arr.push_back(j);
+  }
+  return arr;
+}
+
+ordered_json workload_json(const Workload& w) {
+  return {{"phase", to_string(w.phase)},
+          {"batch", w.batch},
+          {"new_tokens", w.new_tokens},
+          {"context", w.context}};
+}
+
+ordered_json breakdown_json(const ParamBreakdown& b) {
+  ordered_json j;
+  for (std::size_t i = 0; i < kPartCount; ++i)
+    j[std::string(to_string(static_cast<Part>(i)))] = b.by_part[i];
+  j["sum"] = b.sum();
+  return j;
+}
+
+// Weight bytes grouped by storage format ("fp8+fp32 scales", "bf16").
+std::map<std::string, double> bytes_by_format(const ModelSpec& m, const ParamBreakdown& b) {
+  std::map<std::string, double> out;
+  for (std::size_t i = 0; i < kPartCount; ++i) {
+    WeightFormat f = m.dtypes.format(static_cast<Part>(i));
+    if (b.by_part[i] > 0) out[format_name(f)] += b.by_part[i] * f.bytes_per_element();
+  }
+  return out;
+}
+
+ordered_json show_json(const ModelSpec& m, const ModelShowOptions& o) {
+  ParamCount c = count_params(m);
+  ordered_json j{{"name", m.name}, {"description", m.description}, {"sources", m.sources}};
+  j["architecture"] = {{"kind", m.is_moe() ? "moe" : "dense"},
+                       {"attention", attention_name(m)},
+                       {"hidden_size", m.hidden},
+                       {"layers", m.layers},
+                       {"vocab_size", m.vocab},
+                       {"max_context", m.max_context},
+                       {"heads", m.heads},
+                       {"kv_heads", m.kv_heads},
+                       {"head_dim", m.head_dim},
+                       {"tied_embeddings", m.tied_embeddings},
+                       {"dense_layers", layer_count(m, LayerType::Dense)},
+                       {"moe_layers", layer_count(m, LayerType::Moe)},
+                       {"mtp_modules", m.mtp_modules}};
+  j["params"] = {
+      {"total", breakdown_json(c.total)}, {"active", breakdown_json(c.active)}, {"mtp", c.mtp}};
+  ordered_json fmt_bytes;
+  for (const auto& [name, bytes] : bytes_by_format(m, c.total)) fmt_bytes[name] = bytes;
+  j["weight_bytes"] = {{"total", weight_bytes(m, c.total)}, {"by_format", fmt_bytes}};
+  j["kv_cache"] = {{"dtype", to_string(m.dtypes.kv_cache)},
+                   {"bytes_per_token", kv_bytes_per_token(m)}};
+  ordered_json layers = ordered_json::array();
+  for (auto [t, n] : layer_groups(m)) {
+    auto d = layer_kernels(m, t, o.decode, o.shard);
+    auto p = layer_kernels(m, t, o.prefill, o.shard);
+    layers.push_back({{"type", to_string(t)},
+                      {"count", n},
+                      {"decode", cost_json(total_cost(d))},
+                      {"prefill", cost_json(total_cost(p))},
+                      {"decode_kernels", kernels_json(d)}});
+  }
+  auto hd = head_kernels(m, o.decode, o.shard), hp = head_kernels(m, o.prefill, o.shard);
+  layers.push_back({{"type", "head"},
+                    {"count", 1},
+                    {"decode", cost_json(total_cost(hd))},
+                    {"prefill", cost_json(total_cost(hp))},
+                    {"decode_kernels", kernels_json(hd)}});
+  j["per_layer"] = {
+      {"shard", {{"tp", o.shard.tp}, {"ep", o.shard.ep}, {"attention_dp", o.shard.attention_dp}}},
+      {"decode", workload_json(o.decode)},
+      {"prefill", workload_json(o.prefill)},
+      {"layers", layers}};
+  return j;
+}
+
+void print_params(std::ostream& os, const ModelSpec& m, const ParamCount& c) {
+  Table t({"part", "total", "active", "format", "bytes"});
+  for (std::size_t i = 0; i < kPartCount; ++i) {
+    Part p = static_cast<Part>(i);
+    if (c.total.by_part[i] == 0 && c.active.by_part[i] == 0) continue;
+    WeightFormat f = m.dtypes.format(p);
+    t.add_row({std::string(to_string(p)), billions(c.total.by_part[i]),
+               billions(c.active.by_part[i]), format_name(f),
+               format_bytes_decimal(c.total.by_part[i] * f.bytes_per_element())});
+  }
+  t.add_row({"total", billions(c.total.sum()), billions(c.active.sum()), "",
+             format_bytes_decimal(weight_bytes(m, c.total))});
+  os << "Parameters (active: per token; the embedding is a row gather, not counted)\n";
+  t.print(os, "  ");
+  if (c.mtp > 0)
+    os << "  MTP modules: " << billions(c.mtp) << " more (not in total; embedding/head shared)\n";
+}
+
+void print_costs(std::ostream& os, const ModelSpec& m, const ModelShowOptions& o) {
+  os << "Per-layer cost per GPU (tp=" << o.shard.tp << ", ep=" << o.shard.ep
+     << "): decode step of batch " << o.decode.batch << " at context " << o.decode.context
+     << "; prefill of " << o.prefill.new_tokens << " tokens, per token\n";
+  Table t({"layer", "count", "decode GFLOP", "decode MB", "of which KV MB", "prefill MFLOP/tok",
+           "prefill KB/tok"});
+  auto row = [&](const std::string& name, int n, const KernelCost& d, const KernelCost& p) {
+    double toks = o.prefill.tokens();
+    t.add_row({name, std::to_string(n), fmt("%.3f", d.flops / 1e9), fmt("%.2f", d.bytes / 1e6),
+               fmt("%.2f", d.kv_bytes / 1e6), fmt("%.1f", p.flops / toks / 1e6),
+               fmt("%.1f", p.bytes / toks / 1e3)});
+  };
+  for (auto [type, n] : layer_groups(m)) {
+    row(std::string(to_string(type)), n, total_cost(layer_kernels(m, type, o.decode, o.shard)),
+        total_cost(layer_kernels(m, type, o.prefill, o.shard)));
+  }
+  row("head", 1, total_cost(head_kernels(m, o.decode, o.shard)),
+      total_cost(head_kernels(m, o.prefill, o.shard)));
+  t.print(os, "  ");
+}
+
+}  // namespace
+
+void print_model_list(std::ostream& os, const std::vector<ModelSpec>& models, bool json) {
+  if (json) {
+    ordered_json arr = ordered_json::array();
+    for (const auto& m : models) {
+      ParamCount c = count_params(m);
+      arr.push_back({{"name", m.name},
+                     {"arch", arch_name(m)},
+                     {"total_params", c.total.sum()},
+                     {"active_params", c.active.sum()},
+                     {"layers", m.layers},
+                     {"hidden_size", m.hidden},
+                     {"weight_dtype", to_string(m.dtypes.weights.dtype)},
+                     {"kv_bytes_per_token", kv_bytes_per_token(m)}});
+    }
+    os << ordered_json{{"models", arr}}.dump(2) << "\n";
+    return;
+  }
+  Table t({"name", "arch", "total", "active", "layers", "hidden", "dtype", "KV/token"});
+  for (const auto& m : models) {
+    ParamCount c = count_params(m);
+    t.add_row({m.name, arch_name(m), billions(c.total.sum()), billions(c.active.sum()),
+               std::to_string(m.layers), std::to_string(m.hidden),
+               std::string(to_string(m.dtypes.weights.dtype)),
+               format_bytes_binary(kv_bytes_per_token(m))});
+  }
+  t.print(os);
+}
+
+void print_model_show(std::ostream& os, const ModelSpec& m, const ModelShowOptions& o, bool json) {
+  if (json) {
+    os << show_json(m, o).dump(2) << "\n";
+    return;
+  }
+  ParamCount c = count_params(m);
+  os << m.name << ": " << m.description << "\n";
+  os << "  " << arch_name(m) << ", " << m.layers << " layers";
+  if (m.is_moe()) {
+    os << " (" << layer_count(m, LayerType::Dense) << " dense, " << layer_count(m, LayerType::Moe)
+       << " MoE: " << m.moe.num_experts << " experts, top-" << m.moe.top_k << ", "
+       << m.moe.num_shared_experts << " shared)";
+  }
+  os << ", hidden " << m.hidden << ", " << m.heads << " heads";
+  if (m.attention == AttentionKind::Mha) os << " / " << m.kv_heads << " KV heads of " << m.head_dim;
+  os << ", vocab " << m.vocab << ", context " << m.max_context << "\n";
+  os << "  weights " << format_name(m.dtypes.weights) << ", KV cache "
+     << to_string(m.dtypes.kv_cache) << ", activations " << to_string(m.dtypes.activations)
+     << "\n\n";
+  print_params(os, m, c);
+  os << "\nKV cache: " << fmt("%.0f", kv_bytes_per_token(m)) << " B per token ("
+     << format_bytes_binary(kv_bytes_per_token(m)) << ")\n\n";
+  print_costs(os, m, o);
+  for (const auto& s : m.sources)
+    os << (&s == &m.sources.front() ? "\nSources:\n" : "") << "  " << s << "\n";
+}
+
+}  // namespace topoplan::report

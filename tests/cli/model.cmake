@@ -1,1 +1,24 @@
-# CLI tests of `topoplan model` (owned by that command's module).
+# CLI tests of `topoplan model list|show` (owned by the model module). Inputs for file-based
+# tests live beside the goldens as golden/model_input_*.json.
+set(model_inputs ${CMAKE_CURRENT_SOURCE_DIR}/golden)
+topoplan_cli_test(model_list_json ARGS model list --json GOLDEN model_list.json)
+topoplan_cli_test(model_list_table ARGS model list
+                  EXPECT_STDOUT "deepseek-r1 +MoE MLA +671.03 B +36.63 B +61 +7168 +fp8")
+topoplan_cli_test(model_show_deepseek_r1_json ARGS model show deepseek-r1 --json
+                  GOLDEN model_show_deepseek_r1.json)
+topoplan_cli_test(model_show_llama_3_70b_tp8_json
+                  ARGS model show llama-3-70b --tp 8 --batch 16 --context 2048 --json
+                  GOLDEN model_show_llama_3_70b_tp8.json)
+topoplan_cli_test(model_show_table ARGS model show mixtral-8x22b
+                  EXPECT_STDOUT "routed_experts +135.29 B +33.82 B")
+topoplan_cli_test(model_show_kv_bytes ARGS model show llama-3-70b
+                  EXPECT_STDOUT "KV cache: 327680 B per token")
+# Qwen2.5-0.5B's config.json (tied embeddings, QKV bias): 494M parameters per its model card.
+topoplan_cli_test(model_show_hf_config ARGS model show ${model_inputs}/model_input_hf_qwen2.json --json
+                  GOLDEN model_show_hf_qwen2.json)
+topoplan_cli_test(model_show_unknown ARGS model show llama-3-8 EXIT 2 EXPECT_STDERR "llama-3-8b")
+topoplan_cli_test(model_show_bad_file ARGS model show ${model_inputs}/model_input_bad_kv_heads.json
+                  EXIT 2 EXPECT_STDERR "model_input_bad_kv_heads.json.*/attention/kv_heads")
+topoplan_cli_test(model_show_bad_tp ARGS model show llama-3-8b --tp 3 EXIT 2 EXPECT_STDERR "--tp")
+topoplan_cli_test(model_show_bad_ep ARGS model show llama-3-8b --ep 2 EXIT 2 EXPECT_STDERR "--ep")
+topoplan_cli_test(model_no_subcommand ARGS model EXIT 2)
