@@ -1,0 +1,1 @@
+# topoplan_test(test_placement ...) for src/plan placement.
