@@ -56,12 +56,26 @@ void require_catalog(Lookup lookup, const std::string& name, const Fields& f,
   }
 }
 
-void parse_devices(const json& arr, const std::string& source, Topology& t) {
+// Parse state shared by the device and link passes: errors are collected per entry so that one
+// run reports every bad entry, not just the first.
+struct ParseState {
+  std::string source;
+  Topology& topo;
+  std::vector<InputError> errors;
+  std::set<std::string>
+      broken_ids;  // ids of device entries that failed (links to them are skipped)
+  std::vector<int> next_local = std::vector<int>(6, 0);  // per DeviceType, order of appearance
+};
+
+// Thrown by resolve() for an id whose device entry already failed: not reported twice.
+struct SkipEntry {};
+
+void parse_device(const Fields& f, ParseState& st) {
   const Catalog& cat = Catalog::builtin();
-  std::vector<int> next_local(6, 0);  // per DeviceType: local_index in order of appearance
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    const Fields f(arr[i], source, "/devices/" + std::to_string(i));
-    check_keys(f, {"id", "type", "model", "tier", "comment"});
+  check_keys(f, {"id", "type", "model", "tier", "comment"});
+  const std::vector<std::string> ids =
+      detail::expand_range(f.str("id"), st.source, f.pointer + "/id");
+  try {
     const DeviceType type = parse_device_type(f);
     const std::string model = f.str_or("model", "");
     if (type == DeviceType::Gpu) {
@@ -70,30 +84,38 @@ void parse_devices(const json& arr, const std::string& source, Topology& t) {
       require_catalog([&](const std::string& n) { cat.nic(n); }, model, f, "model");
     }
     const int tier = f.has("tier") ? f.integer("tier", 0) : (type == DeviceType::NetSwitch ? 1 : 0);
-    for (const std::string& id : detail::expand_range(f.str("id"), source, f.pointer + "/id")) {
-      if (t.find(id))
-        throw InputError(source, f.pointer + "/id", "duplicate device id '" + id + "'");
+    for (const std::string& id : ids) {
+      if (st.topo.find(id)) {
+        throw InputError(st.source, f.pointer + "/id", "duplicate device id '" + id + "'");
+      }
+    }
+    for (const std::string& id : ids) {
       Device d;
       d.id = id;
       d.type = type;
       d.model = model;
       // A hand-written file is one server (node 0), except fabric switches that sit outside it.
       d.node = type == DeviceType::NetSwitch ? -1 : 0;
-      d.local_index = next_local[static_cast<std::size_t>(type)]++;
+      d.local_index = st.next_local[static_cast<std::size_t>(type)]++;
       d.tier = tier;
-      t.add_device(std::move(d));
+      st.topo.add_device(std::move(d));
     }
+  } catch (const InputError&) {
+    st.broken_ids.insert(ids.begin(), ids.end());
+    throw;
   }
 }
 
-std::vector<int> resolve(const Topology& t, const Fields& f, const std::string& key) {
+std::vector<int> resolve(const Fields& f, const std::string& key, const ParseState& st) {
   std::vector<int> out;
   for (const std::string& id : detail::expand_range(f.str(key), f.source, f.pointer + "/" + key)) {
-    auto index = t.find(id);
+    auto index = st.topo.find(id);
     if (!index) {
+      if (st.broken_ids.count(id)) throw SkipEntry{};
       std::vector<std::string> ids;
-      for (std::size_t d = 0; d < t.device_count(); ++d)
-        ids.push_back(t.device(static_cast<int>(d)).id);
+      for (std::size_t d = 0; d < st.topo.device_count(); ++d) {
+        ids.push_back(st.topo.device(static_cast<int>(d)).id);
+      }
       throw InputError(f.source, f.pointer + "/" + key,
                        UnknownNameError("device id", id, ids).what());
     }
@@ -102,43 +124,62 @@ std::vector<int> resolve(const Topology& t, const Fields& f, const std::string& 
   return out;
 }
 
-void parse_links(const json& arr, const std::string& source, Topology& t) {
+void parse_link(const Fields& f, ParseState& st) {
   const Catalog& cat = Catalog::builtin();
+  check_keys(f, {"from", "to", "type", "count", "bw_GBps", "latency_us", "efficiency", "comment"});
+  const std::string type = f.str("type");
+  const LinkSpec* spec = cat.find_link(type);
+  if (!spec) require_catalog([&](const std::string& n) { cat.link(n); }, type, f, "type");
+  const int count = f.has("count") ? f.integer("count", 1) : 1;
+  Link proto;
+  proto.kind = spec->kind;
+  proto.type = type;
+  proto.count = count;
+  // bw_GBps overrides the whole bundle's per-direction bandwidth (a measured or derated link).
+  proto.bw_GBps = f.has("bw_GBps") ? f.number("bw_GBps", 0, true) : count * spec->GBps;
+  proto.efficiency = spec->efficiency;
+  if (f.has("efficiency")) {
+    proto.efficiency = f.number("efficiency", 0, true);
+    if (proto.efficiency > 1)
+      throw InputError(st.source, f.pointer + "/efficiency", "must be <= 1");
+  }
+  proto.latency_us = f.has("latency_us") ? f.number("latency_us", 0, false) : spec->latency_us;
+  const std::vector<int> from = resolve(f, "from", st), to = resolve(f, "to", st);
+  if (from.size() != to.size() && from.size() != 1 && to.size() != 1) {
+    throw InputError(st.source, f.pointer,
+                     "'from' expands to " + std::to_string(from.size()) + " devices and 'to' to " +
+                         std::to_string(to.size()) +
+                         "; ranges must have equal lengths, or one side must be a single device");
+  }
+  const std::size_t n = std::max(from.size(), to.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    Link l = proto;
+    l.a = from[from.size() == 1 ? 0 : k];
+    l.b = to[to.size() == 1 ? 0 : k];
+    st.topo.add_link(std::move(l));
+  }
+}
+
+// Runs `parse_one` on every entry of `arr`, collecting InputErrors instead of stopping.
+template <class Fn>
+void parse_entries(const json& arr, const std::string& key, ParseState& st, Fn parse_one) {
   for (std::size_t i = 0; i < arr.size(); ++i) {
-    const Fields f(arr[i], source, "/links/" + std::to_string(i));
-    check_keys(f,
-               {"from", "to", "type", "count", "bw_GBps", "latency_us", "efficiency", "comment"});
-    const std::string type = f.str("type");
-    const LinkSpec* spec = cat.find_link(type);
-    if (!spec) require_catalog([&](const std::string& n) { cat.link(n); }, type, f, "type");
-    const int count = f.has("count") ? f.integer("count", 1) : 1;
-    Link proto;
-    proto.kind = spec->kind;
-    proto.type = type;
-    proto.count = count;
-    // bw_GBps overrides the whole bundle's per-direction bandwidth (a measured or derated link).
-    proto.bw_GBps = f.has("bw_GBps") ? f.number("bw_GBps", 0, true) : count * spec->GBps;
-    proto.efficiency = spec->efficiency;
-    if (f.has("efficiency")) {
-      proto.efficiency = f.number("efficiency", 0, true);
-      if (proto.efficiency > 1) throw InputError(source, f.pointer + "/efficiency", "must be <= 1");
-    }
-    proto.latency_us = f.has("latency_us") ? f.number("latency_us", 0, false) : spec->latency_us;
-    const std::vector<int> from = resolve(t, f, "from"), to = resolve(t, f, "to");
-    if (from.size() != to.size() && from.size() != 1 && to.size() != 1) {
-      throw InputError(source, f.pointer,
-                       "'from' expands to " + std::to_string(from.size()) +
-                           " devices and 'to' to " + std::to_string(to.size()) +
-                           "; ranges must have equal lengths, or one side must be a single device");
-    }
-    const std::size_t n = std::max(from.size(), to.size());
-    for (std::size_t k = 0; k < n; ++k) {
-      Link l = proto;
-      l.a = from[from.size() == 1 ? 0 : k];
-      l.b = to[to.size() == 1 ? 0 : k];
-      t.add_link(std::move(l));
+    try {
+      parse_one(Fields(arr[i], st.source, "/" + key + "/" + std::to_string(i)), st);
+    } catch (const InputError& e) {
+      st.errors.push_back(e);
+    } catch (const SkipEntry&) {
     }
   }
+}
+
+// One InputError for all collected problems: the first one's location, the others on more lines.
+[[noreturn]] void throw_collected(const ParseState& st) {
+  const InputError& first = st.errors.front();
+  std::string detail = first.detail();
+  for (std::size_t i = 1; i < st.errors.size(); ++i)
+    detail += std::string("\n") + st.errors[i].what();
+  throw InputError(first.source(), first.location(), detail);
 }
 
 const json& require_array(const Fields& f, const std::string& key) {
@@ -162,8 +203,10 @@ Topology parse_topology_json(const std::string& text, const std::string& source)
   const json& devices = require_array(top, "devices");
   const json& links = require_array(top, "links");
   t.reserve(devices.size() * 8, links.size() * 8);
-  parse_devices(devices, source, t);
-  parse_links(links, source, t);
+  ParseState st{source, t, {}, {}};
+  parse_entries(devices, "devices", st, parse_device);
+  parse_entries(links, "links", st, parse_link);
+  if (!st.errors.empty()) throw_collected(st);
   return t;
 }
 

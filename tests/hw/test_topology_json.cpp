@@ -173,3 +173,25 @@ TEST_CASE("the example in docs/topology-format.md parses and validates") {
   CHECK(t.link_count() == 4 + 2 + 2 + 2 + 2);
   CHECK(t.validate().empty());
 }
+
+TEST_CASE("every bad entry is reported at once; links to a failed device are not reported twice") {
+  const std::string e = error_of(with(
+      R"({"id": "gpu[0-1]", "type": "gpu", "model": "H20"}, {"id": "x", "type": "gpu", "model": "H2O"},
+         {"id": "nvs", "type": "nvswitch"})",
+      R"({"from": "gpu[0-1]", "to": "nvs", "type": "nvlnk4"}, {"from": "x", "to": "nvs", "type": "nvlink4"},
+         {"from": "gpu0", "to": "nvz", "type": "nvlink4"})"));
+  // First problem in the location, the others on following lines, in file order.
+  CHECK(e.find("t.json: /devices/1/model: unknown GPU model 'H2O'") == 0);
+  CHECK(e.find("\nt.json: /links/0/type: unknown link type 'nvlnk4'") != std::string::npos);
+  CHECK(e.find("\nt.json: /links/2/to: unknown device id 'nvz'") != std::string::npos);
+  CHECK(e.find("/links/1") == std::string::npos);  // 'x' already failed as a device
+  bool thrown = false;
+  try {
+    parse_topology_json(with(R"({"id": "x", "type": "gpu", "model": "H2O"})", ""), "t.json");
+  } catch (const InputError& err) {
+    thrown = true;
+    CHECK(err.source() == "t.json");
+    CHECK(err.location() == "/devices/0/model");
+  }
+  CHECK(thrown);
+}
