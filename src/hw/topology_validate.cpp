@@ -2,13 +2,21 @@
 // sees the whole list instead of one error per run.
 #include <boost/graph/connected_components.hpp>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <tuple>
 
 #include "hw/topology_impl.hpp"
+#include "topoplan/error.hpp"
 
 namespace topoplan {
 namespace {
+
+std::string gbps(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g GB/s", x);
+  return buf;
+}
 
 void check_links(const Topology& t, std::vector<Diagnostic>& out) {
   std::set<std::tuple<int, int, std::string>> seen;
@@ -18,7 +26,7 @@ void check_links(const Topology& t, std::vector<Diagnostic>& out) {
     if (l.a == l.b) out.push_back({where, "self-link on device '" + t.device(l.a).id + "'"});
     if (!(l.bw_GBps > 0) || !std::isfinite(l.bw_GBps)) {
       out.push_back({where, "link " + std::to_string(i) + " (" + l.type + ") has bandwidth " +
-                                std::to_string(l.bw_GBps) + " GB/s; it must be > 0"});
+                                gbps(l.bw_GBps) + "; it must be > 0"});
     }
     if (!(l.efficiency > 0) || l.efficiency > 1) {
       out.push_back({where, "link " + std::to_string(i) + " has efficiency outside (0, 1]"});
@@ -88,6 +96,31 @@ void check_gpu_to_nic(const Topology& t, std::vector<Diagnostic>& out) {
   }
 }
 
+// GPU models must be in the catalog, and a GPU's NVLink bundle cannot exceed what the part has
+// (catches "count": 36 for an 18-link GPU, or NVLink on a PCIe-only card).
+void check_gpu_specs(const Topology& t, std::vector<Diagnostic>& out) {
+  const Catalog& cat = Catalog::builtin();
+  for (int gpu : t.gpus()) {
+    const Device& d = t.device(gpu);
+    const GpuSpec* spec = cat.find_gpu(d.model);
+    if (!spec) {
+      std::vector<std::string> names;
+      for (const GpuSpec& g : cat.gpus()) names.push_back(g.name);
+      out.push_back({d.id, UnknownNameError("GPU model", d.model, names).what()});
+      continue;
+    }
+    double nvlink_GBps = 0;
+    for (const Adjacent& a : t.neighbours(gpu)) {
+      const Link& l = t.link(link_of(a.out));
+      if (l.kind == LinkKind::NVLink) nvlink_GBps += l.bw_GBps;
+    }
+    if (nvlink_GBps > spec->nvlink_GBps * (1 + 1e-9)) {
+      out.push_back({d.id, "GPU has " + gbps(nvlink_GBps) + " of NVLink per direction; a " +
+                               spec->name + " has " + gbps(spec->nvlink_GBps)});
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Diagnostic> Topology::validate() const {
@@ -96,6 +129,7 @@ std::vector<Diagnostic> Topology::validate() const {
   check_devices(*this, out);
   check_gpu_connectivity(*this, impl_->graph, out);
   check_gpu_to_nic(*this, out);
+  check_gpu_specs(*this, out);
   return out;
 }
 

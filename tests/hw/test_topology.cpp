@@ -136,9 +136,9 @@ TEST_CASE("validate: a well-formed topology has no diagnostics") {
 
 TEST_CASE("validate reports every problem at once") {
   Topology t = two_gpus();
-  t.add_device(dev("gpu2", DeviceType::Gpu, 0, 2));  // 3: isolated GPU
-  t.add_device(dev("nvs", DeviceType::NvSwitch));    // 4: switch without GPUs
-  t.add_device(dev("cpu0", DeviceType::Cpu));        // 5
+  t.add_device(dev("gpu2", DeviceType::Gpu, 0, 2, "H20"));  // 3: isolated GPU
+  t.add_device(dev("nvs", DeviceType::NvSwitch));           // 4: switch without GPUs
+  t.add_device(dev("cpu0", DeviceType::Cpu));               // 5
   t.add_link(lnk(4, 5, 10));
   t.add_link(lnk(5, 5, 10));           // self-link
   t.add_link(lnk(2, 5, 0));            // zero bandwidth
@@ -168,4 +168,24 @@ TEST_CASE("validate: GPUs need a path to a NIC of their own server") {
   CHECK(has_message(diags, "gpu2", "no path to a NIC"));
   CHECK_FALSE(has_message(diags, "gpu1", "no path to a NIC"));
   CHECK(diags.size() == 1);
+}
+
+TEST_CASE("validate: GPU models must be known and NVLink cannot exceed the part's") {
+  Topology t = two_gpus();
+  t.add_device(dev("nvs", DeviceType::NvSwitch));  // 3
+  Link nv = lnk(0, 3, 900, "nvlink4");             // 36 links' worth on an 18-link H20
+  nv.kind = LinkKind::NVLink;
+  nv.count = 36;
+  t.add_link(nv);
+  nv.a = 1;
+  nv.count = 18;
+  nv.bw_GBps = 450;  // exactly the H20's 18 x 25 GB/s: fine
+  t.add_link(nv);
+  t.add_device(dev("gpu2", DeviceType::Gpu, 0, 2, "H2O"));  // 4
+  t.add_link(lnk(4, 2, 64));
+  const auto diags = t.validate();
+  CHECK(has_message(diags, "gpu0", "900 GB/s of NVLink per direction; a H20 has 450 GB/s"));
+  CHECK_FALSE(has_message(diags, "gpu1", "NVLink"));
+  CHECK(has_message(diags, "gpu2", "unknown GPU model 'H2O'; did you mean 'H20'"));
+  CHECK(diags.size() == 2);
 }
