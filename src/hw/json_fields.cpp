@@ -94,9 +94,9 @@ int Fields::integer(const std::string& key, int min) const {
   const std::string ptr = pointer + "/" + pointer_token(key);
   if (!v.is_number_integer()) throw InputError(source, ptr, "expected an integer");
   const auto x = v.get<long long>();
-  if (x < min || x > 1000000000) {
+  if (x < min)
     throw InputError(source, ptr, "must be >= " + std::to_string(min) + ", got " + v.dump());
-  }
+  if (x > 1000000000) throw InputError(source, ptr, "must be <= 1000000000, got " + v.dump());
   return static_cast<int>(x);
 }
 

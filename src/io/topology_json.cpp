@@ -1,6 +1,7 @@
 // Topology JSON (docs/topology-format.md): devices and links with bracket ranges, or a cluster file
 // that names a server and a fabric. Every fatal error names the file and the JSON pointer.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "hw/json_fields.hpp"
@@ -64,7 +65,7 @@ struct ParseState {
   std::vector<InputError> errors;
   std::set<std::string>
       broken_ids;  // ids of device entries that failed (links to them are skipped)
-  std::vector<int> next_local = std::vector<int>(6, 0);  // per DeviceType, order of appearance
+  std::map<std::pair<int, DeviceType>, int> next_local;  // per (node, type): order of appearance
 };
 
 // Thrown by resolve() for an id whose device entry already failed: not reported twice.
@@ -72,7 +73,7 @@ struct SkipEntry {};
 
 void parse_device(const Fields& f, ParseState& st) {
   const Catalog& cat = Catalog::builtin();
-  check_keys(f, {"id", "type", "model", "tier", "comment"});
+  check_keys(f, {"id", "type", "model", "node", "tier", "comment"});
   const std::vector<std::string> ids =
       detail::expand_range(f.str("id"), st.source, f.pointer + "/id");
   try {
@@ -89,14 +90,16 @@ void parse_device(const Fields& f, ParseState& st) {
         throw InputError(st.source, f.pointer + "/id", "duplicate device id '" + id + "'");
       }
     }
+    // One server (node 0) unless "node" says otherwise; fabric switches sit outside servers (-1).
+    const int node =
+        f.has("node") ? f.integer("node", -1) : (type == DeviceType::NetSwitch ? -1 : 0);
     for (const std::string& id : ids) {
       Device d;
       d.id = id;
       d.type = type;
       d.model = model;
-      // A hand-written file is one server (node 0), except fabric switches that sit outside it.
-      d.node = type == DeviceType::NetSwitch ? -1 : 0;
-      d.local_index = st.next_local[static_cast<std::size_t>(type)]++;
+      d.node = node;
+      d.local_index = st.next_local[{node, type}]++;
       d.tier = tier;
       st.topo.add_device(std::move(d));
     }
@@ -203,7 +206,7 @@ Topology parse_topology_json(const std::string& text, const std::string& source)
   const json& devices = require_array(top, "devices");
   const json& links = require_array(top, "links");
   t.reserve(devices.size() * 8, links.size() * 8);
-  ParseState st{source, t, {}, {}};
+  ParseState st{source, t, {}, {}, {}};
   parse_entries(devices, "devices", st, parse_device);
   parse_entries(links, "links", st, parse_link);
   if (!st.errors.empty()) throw_collected(st);

@@ -195,3 +195,32 @@ TEST_CASE("every bad entry is reported at once; links to a failed device are not
   }
   CHECK(thrown);
 }
+
+TEST_CASE("hand-written multi-server file: \"node\" per device, local_index per node and type") {
+  Topology t = parse_topology_json(
+      with(R"({"id": "a/gpu[0-1]", "type": "gpu", "model": "H20", "node": 0},
+              {"id": "b/gpu[0-1]", "type": "gpu", "model": "H20", "node": 1},
+              {"id": "a/nic0", "type": "nic", "model": "ConnectX-7", "node": 0},
+              {"id": "b/nic0", "type": "nic", "model": "ConnectX-7", "node": 1},
+              {"id": "a/sw", "type": "pcie-switch"}, {"id": "b/sw", "type": "pcie-switch", "node": 1},
+              {"id": "leaf0", "type": "net-switch"})",
+           R"({"from": "a/gpu[0-1]", "to": "a/sw", "type": "pcie5", "count": 16},
+              {"from": "b/gpu[0-1]", "to": "b/sw", "type": "pcie5", "count": 16},
+              {"from": "a/nic0", "to": "a/sw", "type": "pcie5", "count": 16},
+              {"from": "b/nic0", "to": "b/sw", "type": "pcie5", "count": 16},
+              {"from": "a/nic0", "to": "leaf0", "type": "ib-ndr400"},
+              {"from": "b/nic0", "to": "leaf0", "type": "ib-ndr400"})"),
+      "t.json");
+  CHECK(t.node_count() == 2);
+  const int b1 = *t.find("b/gpu1");
+  CHECK(t.device(b1).node == 1);
+  CHECK(t.device(b1).local_index == 1);
+  CHECK(t.gpus_of_node(1) == std::vector<int>{*t.find("b/gpu0"), b1});
+  CHECK(t.nics_of_node(1) == std::vector<int>{*t.find("b/nic0")});
+  CHECK(t.device(*t.find("b/nic0")).local_index == 0);
+  CHECK(t.device(*t.find("leaf0")).node == -1);
+  CHECK(t.device(*t.find("leaf0")).tier == 1);
+  CHECK(t.validate().empty());
+  CHECK(error_of(with(R"({"id": "g", "type": "gpu", "model": "H20", "node": -2})", "")) ==
+        "t.json: /devices/0/node: must be >= -1, got -2");
+}
