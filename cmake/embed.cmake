@@ -17,10 +17,13 @@ function(topoplan_generate_embedded target)
   foreach(f ${files})
     list(APPEND abs ${PROJECT_SOURCE_DIR}/${f})
   endforeach()
+  # ';' would split the list in the shell; pass it '|'-separated instead.
+  string(REPLACE ";" "|" files_arg "${files}")
   add_custom_command(
     OUTPUT ${out}
-    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DROOT=${PROJECT_SOURCE_DIR} "-DFILES=${files}"
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DROOT=${PROJECT_SOURCE_DIR} "-DFILES=${files_arg}"
             -P ${PROJECT_SOURCE_DIR}/cmake/embed_write.cmake
+    VERBATIM
     DEPENDS ${abs} ${PROJECT_SOURCE_DIR}/cmake/embed_write.cmake
     COMMENT "Embedding ${CMAKE_PROJECT_NAME} data files")
   # The library must live in the directory that owns the custom command.
