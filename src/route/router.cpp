@@ -61,7 +61,8 @@ struct Router::Impl {
   }
 
   // Closest NIC of server `g` to `gpu` (optionally only NICs of fabric plane `plane`). Ties go
-  // to the NIC at position (gpu local index mod ties): the same rail on every server.
+  // to the NIC with the GPU's local index, else the (local index mod ties)-th: the same rail on
+  // every server.
   int pick_nic(int gpu, int g, int plane) const {
     std::vector<std::pair<const Path*, int>> best;
     for (int d : servers.members(g)) {
@@ -77,6 +78,8 @@ struct Router::Impl {
       return topo.device(x.second).local_index < topo.device(y.second).local_index;
     });
     const int li = std::max(0, topo.device(gpu).local_index);
+    for (const auto& [p, d] : best)
+      if (topo.device(d).local_index == li) return d;  // GPU i and NIC i: the same rail
     return best[static_cast<std::size_t>(li) % best.size()].second;
   }
 

@@ -116,3 +116,28 @@ TEST_CASE("path matrix has the diagonal empty and matches path()") {
   CHECK(m.cells[1][0]->cls == PathClass::NVL);
   CHECK(m.cells[1][0]->latency_us == doctest::Approx(0.6));
 }
+
+TEST_CASE("nic_of_gpu: ties are broken rail-aligned by local index") {
+  // 4 GPUs and 2 NICs under one PCIe switch: every GPU→NIC path is PIX at 64 GB/s. gpu0 and
+  // gpu1 take the NIC with their own index; gpu2 and gpu3 take NIC (2 mod 2) = 0 and (3 mod 2) = 1.
+  Topology t;
+  int sw = dev(t, "sw", DeviceType::PcieSwitch);
+  std::vector<int> g, n;
+  for (int i = 0; i < 4; ++i) g.push_back(dev(t, "gpu" + std::to_string(i), DeviceType::Gpu, i));
+  for (int i = 0; i < 2; ++i) n.push_back(dev(t, "nic" + std::to_string(i), DeviceType::Nic, i));
+  for (int x : g) link(t, x, sw, LinkKind::PCIe, 64);
+  for (int x : n) link(t, x, sw, LinkKind::PCIe, 64);
+  Router r(t);
+  CHECK(r.nic_of_gpu(g[0]) == n[0]);
+  CHECK(r.nic_of_gpu(g[1]) == n[1]);
+  CHECK(r.nic_of_gpu(g[2]) == n[0]);
+  CHECK(r.nic_of_gpu(g[3]) == n[1]);
+  // A NIC on a second switch behind a switch-to-switch hop (PXB) never wins over PIX.
+  int sw2 = dev(t, "sw2", DeviceType::PcieSwitch);
+  int far = dev(t, "nic2", DeviceType::Nic, 2);
+  link(t, sw, sw2, LinkKind::PCIe, 64);
+  link(t, far, sw2, LinkKind::PCIe, 64);
+  Router r2(t);
+  CHECK(r2.path(g[2], far).cls == PathClass::PXB);
+  CHECK(r2.nic_of_gpu(g[2]) == n[0]);
+}
