@@ -153,6 +153,12 @@ struct Shard {
   int effective_expert_tp() const { return expert_tp > 0 ? expert_tp : (ep == 1 ? tp : 1); }
 };
 
+// Why `s` cannot shard `m`, or nullopt: tp must divide the heads; KV heads must divide or be
+// divided by tp; ep must divide the routed experts; expert_tp must divide the expert
+// intermediate size. The cost functions below accept any tp, ep >= 1 (averages for fractional
+// splits) and throw InputError("shard", ...) for tp < 1 or ep < 1.
+std::optional<std::string> shard_problem(const ModelSpec& m, const Shard& s);
+
 enum class Phase { Prefill, Decode };
 std::string_view to_string(Phase p);
 

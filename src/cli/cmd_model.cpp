@@ -31,19 +31,13 @@ int run_show(const ModelArgs& a) {
   if (a.prompt <= 0) throw InputError("--prompt", "", "must be positive");
   if (a.context < 0) throw InputError("--context", "", "must not be negative");
   ModelSpec m = load_model(a.model);
-  if (m.heads % a.tp != 0) {
-    throw InputError(
-        "--tp", "",
-        std::to_string(a.tp) + " does not divide the " + std::to_string(m.heads) + " heads");
-  }
-  if (a.ep > 1 && (!m.is_moe() || m.moe.num_experts % a.ep != 0)) {
-    throw InputError("--ep", "", "needs an MoE model whose expert count it divides");
-  }
+  Shard shard{.tp = a.tp, .ep = a.ep};
+  if (auto problem = shard_problem(m, shard)) throw InputError("--tp/--ep", "", *problem);
   report::ModelShowOptions o;
   o.decode.batch = a.batch;
   o.decode.context = a.context;
   o.prefill.new_tokens = a.prompt;
-  o.shard = Shard{.tp = a.tp, .ep = a.ep};
+  o.shard = shard;
   report::print_model_show(std::cout, m, o, a.json);
   return 0;
 }

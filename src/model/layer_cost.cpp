@@ -138,6 +138,7 @@ double expected_experts_touched(double tokens, int top_k, int experts, double lo
 
 std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Workload& w,
                                       const Shard& s) {
+  require_valid_degrees(s);
   std::vector<KernelCost> out;
   AttnLocal a = attn_local(m, w, s);
   double norm_w = m.norm == NormKind::LayerNorm ? 2.0 * m.hidden : m.hidden;
@@ -165,6 +166,7 @@ std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Wor
 }
 
 std::vector<KernelCost> head_kernels(const ModelSpec& m, const Workload& w, const Shard& s) {
+  require_valid_degrees(s);
   std::vector<KernelCost> out;
   AttnLocal a = attn_local(m, w, s);
   WeightFormat emb = m.dtypes.format(Part::Embedding);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "model/params.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 
 namespace topoplan {
@@ -35,6 +36,10 @@ StageLayers stage_layers(const ModelSpec& m, int pp, int stage) {
 }
 
 ParamBreakdown params_per_gpu(const ModelSpec& m, const ShardLayout& l, int stage) {
+  require_valid_degrees(l.shard);
+  if (l.pp < 1 || stage < 0 || stage >= l.pp)
+    throw InputError("shard", "",
+                     "stage " + std::to_string(stage) + " outside pp=" + std::to_string(l.pp));
   ParamBreakdown g;
   StageLayers st = stage_layers(m, l.pp, stage);
   for (int i = st.first; i < st.first + st.count; ++i) {
@@ -70,6 +75,8 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ShardLayout& l) {
 }
 
 double kv_bytes_per_token(const ModelSpec& m, const Shard& s, int pp) {
+  require_valid_degrees(s);
+  if (pp < 1) throw InputError("shard", "", "pp must be at least 1");
   double per_layer;
   if (m.attention == AttentionKind::Mla) {
     per_layer = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;  // one latent shared by all heads

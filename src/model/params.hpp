@@ -16,5 +16,7 @@ AttentionShapes attention_shapes(const ModelSpec& m);
 double shared_intermediate(const ModelSpec& m);
 // Unique weights of the MTP modules (embedding and LM head shared with the main model).
 double mtp_params(const ModelSpec& m);
+// Throws InputError("shard", ...) when tp < 1 or ep < 1 (the cost formulas divide by them).
+void require_valid_degrees(const Shard& s);
 
 }  // namespace topoplan

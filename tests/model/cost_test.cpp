@@ -16,7 +16,7 @@ TEST_CASE("tiny dense decode step, tp=1: every kernel by hand") {
   CHECK(find(ks, "attn_norm").bytes == 144);
   // qkv_proj: m=2, n=(2 + 2x1) x 4 = 16, k=8: 2mnk = 512 FLOPs;
   // weights 16 x 8 x 2 B = 256, activations (2x8 in + 2x16 out) x 2 B = 96
-  const auto& qkv = find(ks, "qkv_proj");
+  const KernelCost qkv = find(ks, "qkv_proj");
   CHECK(qkv.n == 16);
   CHECK(qkv.flops == 512);
   CHECK(qkv.weight_bytes == 256);
@@ -25,7 +25,7 @@ TEST_CASE("tiny dense decode step, tp=1: every kernel by hand") {
   // = 704 FLOPs. KV per token on this GPU: 2 (K,V) x 1 head x 4 x 2 B = 16 B; read 10 + write 1
   // per sequence: 2 x 11 x 16 = 352 B. Plus q and output 2 tok x 2 heads x 8 x 2 B = 64 and the
   // new K,V activations 2 x 2 x 4 x 2 B = 32.
-  const auto& attn = find(ks, "attn");
+  const KernelCost attn = find(ks, "attn");
   CHECK(attn.flops == 704);
   CHECK(attn.kv_bytes == 352);
   CHECK(attn.bytes == 448);
@@ -55,7 +55,7 @@ TEST_CASE("prefill attention is causal: S x L + S(S+1)/2 keys") {
   // 1 sequence, 4 new tokens after 6 cached: 4 x 6 + 4 x 5 / 2 = 34 keys;
   // 2 x 2 heads x 8 x 34 = 1088 FLOPs; KV: read 6 + write 4 tokens x 16 B = 160 B.
   Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 4, .context = 6};
-  const auto& attn = find(layer_kernels(m, LayerType::Dense, w, Shard{}), "attn");
+  const KernelCost attn = find(layer_kernels(m, LayerType::Dense, w, Shard{}), "attn");
   CHECK(attn.flops == 1088);
   CHECK(attn.kv_bytes == 160);
 }
@@ -100,7 +100,7 @@ TEST_CASE("tiny MoE layer: grouped GEMMs over the expected touched experts") {
   Workload w{.phase = Phase::Decode, .batch = 3, .new_tokens = 1, .context = 4};
   auto ks = layer_kernels(m, LayerType::Moe, w, Shard{});
   // T=3 tokens x top-2 = 6 assignments over 3.5 expected experts (4 x (1 - 0.5^3)).
-  const auto& up = find(ks, "experts_up_gate");
+  const KernelCost up = find(ks, "experts_up_gate");
   CHECK(up.kind == KernelKind::GroupedGemm);
   CHECK(up.groups == doctest::Approx(3.5));
   CHECK(up.m == doctest::Approx(6 / 3.5));

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "model/tiny_models.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 
 using namespace topoplan;
@@ -101,4 +102,20 @@ TEST_CASE("activation memory per layer (Korthikanti et al. 2022, Table 2)") {
   ModelSpec g = load_model("gpt3-175b");
   CHECK(activation_bytes_per_layer(g, 2048, 1, 8, true, Recompute::Selective) ==
         doctest::Approx(34.0 * 2048 * 12288 / 8));
+}
+
+TEST_CASE("shard validity") {
+  ModelSpec l70 = load_model("llama-3-70b");  // 64 heads, 8 KV heads
+  CHECK_FALSE(shard_problem(l70, Shard{.tp = 8}));
+  CHECK_FALSE(shard_problem(l70, Shard{.tp = 16}));  // KV heads replicated
+  CHECK(shard_problem(l70, Shard{.tp = 3}));
+  CHECK(shard_problem(l70, Shard{.tp = 1, .ep = 2}));  // dense model
+  ModelSpec ds = load_model("deepseek-v3");            // 256 experts, intermediate 2048
+  CHECK_FALSE(shard_problem(ds, Shard{.tp = 8, .ep = 64}));
+  CHECK(shard_problem(ds, Shard{.tp = 1, .ep = 3}));
+  CHECK(shard_problem(ds, Shard{.tp = 1, .ep = 1, .expert_tp = 3}));
+  CHECK_THROWS_AS(kv_bytes_per_token(l70, Shard{.tp = 0}), InputError);
+  CHECK_THROWS_AS(layer_kernels(l70, LayerType::Dense, Workload{}, Shard{.tp = 1, .ep = 0}),
+                  InputError);
+  CHECK_THROWS_AS(params_per_gpu(l70, ShardLayout{.shard = Shard{}, .pp = 2}, 2), InputError);
 }

@@ -53,7 +53,7 @@ inline ModelSpec tiny_mla() {
   return m;
 }
 
-inline const KernelCost& find(const std::vector<KernelCost>& ks, const std::string& name) {
+inline KernelCost find(const std::vector<KernelCost>& ks, const std::string& name) {
   for (const auto& k : ks)
     if (k.name == name) return k;
   throw std::runtime_error("no kernel " + name);
