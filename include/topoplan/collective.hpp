@@ -49,13 +49,15 @@ struct NcclTuning {
   double ll_max_GBps[4][3] = {};
   double per_ch_max_ring_ll128_GBps[4][3] = {};
   double per_ch_max_tree_GBps[4][3] = {};
+  double per_ch_max_tree_ll128_GBps[4][3] = {};
   double nvls_efficiency[4] = {};
   double ll_bw_factor = 0.5;      // Ring LL: half the bus bandwidth (flags in every 8 bytes)
   double ll128_bw_factor = 0.92;  // LL128: 120 of 128 bytes carry data, ≈ 0.92 achieved
   double tree_ll_divisor = 3.8;
-  double simple_bw_factor = 1.0;     // Simple protocol overhead on top of link efficiency
-  double net_overhead_us = 1.0;      // NCCL_NET_OVERHEAD default on Intel / other CPUs
-  double ring_plateau_factor = 1.4;  // Ring Simple multi-node latency × 1.4 (× 1.9 below sm80)
+  double simple_bw_factor = 1.0;  // Simple protocol overhead on top of link efficiency
+  double net_overhead_us = 1.0;   // NCCL_NET_OVERHEAD default on Intel / other CPUs
+  double ring_plateau_factor =
+      1.0;  // NCCL ranks with 1.4 on multi-node Ring Simple; off (nccl.json)
   double p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOLD: p2p uses LL up to this size
   double nvls_min_sm = 90;
 

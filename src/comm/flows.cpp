@@ -10,22 +10,48 @@
 namespace topoplan::comm {
 
 namespace {
-// Ring order for channel c. Servers alternate direction so that a channel leaves server k and
-// enters server k+1 on the same local position, i.e. the same rail/NIC (NCCL keeps rings
-// rail-aligned: a channel enters and leaves a server through one NIC). Channel c starts at local
-// position c, spreading channels over NICs.
+// Where channel c enters and leaves server k: NCCL places one channel per NIC and keeps it
+// rail-aligned (it enters and leaves a server through the same NIC). When NIC c serves several
+// of the group's GPUs the channel enters at the first and leaves from the last of them; when
+// every GPU has its own NIC, successive servers alternate direction so that a channel leaving
+// server k from local position p enters server k+1 at position p (same rail).
+std::vector<int> server_order(const GroupInfo& g, std::size_t k, int c) {
+  const auto& node = g.by_node[k];
+  const int m = static_cast<int>(node.size());
+  std::vector<int> nics;  // distinct NICs in order of first use
+  for (int nic : g.nic_of[k])
+    if (std::find(nics.begin(), nics.end(), nic) == nics.end()) nics.push_back(nic);
+  const int nic = nics[static_cast<std::size_t>(c) % nics.size()];
+  std::vector<int> on_nic;
+  for (int i = 0; i < m; ++i)
+    if (g.nic_of[k][static_cast<std::size_t>(i)] == nic) on_nic.push_back(i);
+  std::vector<int> seq;
+  if (on_nic.size() >= 2) {
+    const int enter = on_nic.front(), leave = on_nic.back();
+    seq.push_back(node[static_cast<std::size_t>(enter)]);
+    for (int i = 1; i < m; ++i) {
+      const int pos = (enter + i) % m;
+      if (pos != leave) seq.push_back(node[static_cast<std::size_t>(pos)]);
+    }
+    seq.push_back(node[static_cast<std::size_t>(leave)]);
+    return seq;
+  }
+  const int s = on_nic.front();
+  for (int i = 0; i < m; ++i) {
+    const int pos = (k % 2 == 0) ? (s + i) % m : ((s - 1 - i) % m + 2 * m) % m;
+    seq.push_back(node[static_cast<std::size_t>(pos)]);
+  }
+  return seq;
+}
+
+// Ring order of channel c over all servers.
 std::vector<int> ring_order(const GroupInfo& g, int c) {
+  if (g.nodes == 1) return g.by_node[0];
   std::vector<int> seq;
   seq.reserve(g.gpus.size());
-  if (g.nodes == 1) return g.by_node[0];
-  for (int k = 0; k < g.nodes; ++k) {
-    const auto& node = g.by_node[static_cast<std::size_t>(k)];
-    const int m = static_cast<int>(node.size());
-    const int s = c % m;
-    for (int i = 0; i < m; ++i) {
-      const int pos = (k % 2 == 0) ? (s + i) % m : ((s - 1 - i) % m + 2 * m) % m;
-      seq.push_back(node[static_cast<std::size_t>(pos)]);
-    }
+  for (std::size_t k = 0; k < g.by_node.size(); ++k) {
+    const std::vector<int> part = server_order(g, k, c);
+    seq.insert(seq.end(), part.begin(), part.end());
   }
   return seq;
 }
@@ -90,14 +116,14 @@ void tree_flows(const GroupInfo& g, std::vector<Flow>& out) {
   const double w = 1.0 / channels;
   for (int c = 0; c < channels; ++c) {
     std::vector<int> heads;
-    for (const auto& node : g.by_node) {
-      const std::size_t m = node.size(), s = static_cast<std::size_t>(c) % m;
-      for (std::size_t i = 0; i + 1 < m; ++i) {  // chain head → ... → tail inside the server
-        const int a = node[(s + i) % m], b = node[(s + i + 1) % m];
-        out.push_back({b, a, w});  // reduce towards the head
-        out.push_back({a, b, w});  // broadcast back down
+    for (std::size_t k = 0; k < g.by_node.size(); ++k) {
+      // The intra-server chain starts at the GPU next to the channel's NIC (the head).
+      const std::vector<int> chain = g.nodes == 1 ? g.by_node[0] : server_order(g, k, c);
+      for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
+        out.push_back({chain[i + 1], chain[i], w});  // reduce towards the head
+        out.push_back({chain[i], chain[i + 1], w});  // broadcast back down
       }
-      heads.push_back(node[s]);
+      heads.push_back(chain.front());
     }
     double_tree(heads, w, out);
   }

@@ -59,6 +59,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
   for (const auto& node : g.by_node) {
     g.ppn = std::max(g.ppn, static_cast<int>(node.size()));
     std::set<int> nics;
+    g.nic_of.emplace_back();
     for (std::size_t i = 0; i < node.size(); ++i) {
       if (nvswitches_of(t, node[i]).empty()) g.nvswitch = false;
       for (std::size_t j = 0; j < node.size(); ++j) {
@@ -75,6 +76,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
           throw InputError("collective: " + t.device(node[i]).id +
                            " has no NIC but the group spans several servers");
         nics.insert(nic);
+        g.nic_of.back().push_back(nic);
         g.net_class = std::max(g.net_class, router.path(node[i], nic).cls);
       }
     }

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "comm/closed_form.hpp"
 #include "comm/loads.hpp"
 #include "comm/nccl_rules.hpp"
 #include "comm/pattern.hpp"
@@ -101,17 +102,24 @@ struct CollectiveModel::Impl {
     return p;
   }
 
-  const std::vector<GroupLoad>& loads(Pattern& p, Algorithm a, CollOp op, int root) const {
+  // Link loads of algorithm `a`; `fast` allows the closed form for symmetric groups.
+  const std::vector<GroupLoad>& loads(Pattern& p, Algorithm a, CollOp op, int root,
+                                      bool fast) const {
     auto it = p.loads.find(a);
     if (it != p.loads.end()) return it->second;
+    if (fast && p.groups.size() == 1) {
+      const GroupInfo& g = p.groups.front();
+      if (auto l = comm::closed_form_load(router, g, a, op, tuning.nvls_efficiency[g.arch]))
+        return p.loads.emplace(a, std::vector<GroupLoad>{*l}).first->second;
+    }
     std::vector<std::vector<Flow>> flows;
     for (const GroupInfo& g : p.groups) flows.push_back(flows_for(router, a, op, g, root, tuning));
     return p.loads.emplace(a, comm::evaluate_loads(router, flows)).first->second;
   }
 
   // Prices every enabled (algorithm, protocol) and keeps the one whose slowest group is fastest.
-  std::vector<CollectiveCost> price(Pattern& p, CollOp op, double size,
-                                    const CollectiveOptions& o) const;
+  std::vector<CollectiveCost> price(Pattern& p, CollOp op, double size, const CollectiveOptions& o,
+                                    bool fast) const;
   CollectiveCost one(const GroupInfo& g, const GroupLoad& l, CollOp op, Algorithm a, Protocol pr,
                      double size) const;
 };
@@ -139,7 +147,8 @@ CollectiveCost CollectiveModel::Impl::one(const GroupInfo& g, const GroupLoad& l
 }
 
 std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, double size,
-                                                         const CollectiveOptions& o) const {
+                                                         const CollectiveOptions& o,
+                                                         bool fast) const {
   if (!(size >= 0) || !std::isfinite(size)) throw InputError("collective: size must be ≥ 0 bytes");
   std::vector<CollectiveCost> best;
   double best_time = std::numeric_limits<double>::infinity();
@@ -163,7 +172,7 @@ std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, 
                   " on this group (NCCL's rules)";
         continue;
       }
-      const auto& l = loads(p, a, op, o.root);
+      const auto& l = loads(p, a, op, o.root, fast);
       std::vector<CollectiveCost> costs;
       double worst = 0;
       for (std::size_t i = 0; i < p.groups.size(); ++i) {
@@ -226,7 +235,7 @@ std::vector<CollectiveCost> CollectiveModel::cost_concurrent(
   const int root = (op == CollOp::Broadcast || op == CollOp::Reduce) ? options.root : 0;
   auto [it, fresh] = impl_->cache.try_emplace(Impl::key(op, root, groups));
   if (fresh) it->second = impl_->make_pattern(groups);
-  return impl_->price(it->second, op, size_bytes, options);
+  return impl_->price(it->second, op, size_bytes, options, true);
 }
 
 CollectiveCost CollectiveModel::cost_uncached(CollOp op, const std::vector<int>& gpus,
@@ -234,7 +243,7 @@ CollectiveCost CollectiveModel::cost_uncached(CollOp op, const std::vector<int>&
                                               const CollectiveOptions& options) const {
   if (op == CollOp::AllToAll || op == CollOp::SendRecv) return cost(op, gpus, size_bytes, options);
   Pattern p = impl_->make_pattern({gpus});
-  return impl_->price(p, op, size_bytes, options).front();
+  return impl_->price(p, op, size_bytes, options, false).front();
 }
 
 }  // namespace topoplan

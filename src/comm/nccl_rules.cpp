@@ -109,10 +109,10 @@ double latency_us(Algorithm algo, Protocol proto, CollOp op, const GroupInfo& g,
       if (nodes > 1)
         intra = std::max(intra, t.net_overhead_us * (proto == Protocol::Simple ? 3 : 1));
       lat += (steps - n_inter) * intra + n_inter * inter;
-      // Ring "plateau" (tuning.cc): multi-node Ring Simple all-reduce latency × 1.4 (1.9 < sm80).
+      // Ring "plateau" (tuning.cc): NCCL's ranking factor, 1.0 in our data (see nccl.json).
       if (proto == Protocol::Simple && op == CollOp::AllReduce && nodes > 1 &&
           size_bytes / (g.channels * n) >= 64)
-        lat *= g.min_sm < 80 ? 1.9 : t.ring_plateau_factor;
+        lat *= t.ring_plateau_factor;
       return lat;
     }
     case Algorithm::Tree:
@@ -141,12 +141,22 @@ double protocol_algbw_GBps(Algorithm algo, Protocol proto, CollOp op, const Grou
     case Algorithm::Ring:
       if (proto == Protocol::LL)
         return std::min(t.ll_bw_factor * alg, ll_max * ring_bus_to_alg(op, g.n));
-      if (proto == Protocol::LL128) return t.ll128_bw_factor * alg;
+      if (proto == Protocol::LL128) {
+        // Multi-node: NCCL caps LL128 at nCh × perChMaxRingLL128Bw, one channel per NIC.
+        const double bw = t.ll128_bw_factor * alg;
+        if (g.nodes == 1) return bw;
+        return std::min(bw, g.channels * t.per_ch_max_ring_ll128_GBps[g.arch][g.scale] *
+                                ring_bus_to_alg(op, g.n));
+      }
       return t.simple_bw_factor * alg;
     case Algorithm::Tree: {
       // Tree bus→alg ratio is ½ (§3.3 step 5); per-channel caps apply per NIC channel.
       if (proto == Protocol::LL) return std::min(alg / t.tree_ll_divisor, ll_max * 0.5);
-      if (proto == Protocol::LL128) return alg * (g.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0);
+      if (proto == Protocol::LL128) {
+        if (g.nodes == 1) return alg * 7.0 / 9.0;
+        return std::min(alg * 120.0 / 128.0,
+                        g.channels * t.per_ch_max_tree_ll128_GBps[g.arch][g.scale] * 0.5);
+      }
       double bw = t.ll128_bw_factor * alg;  // Tree all-reduce: min(0.92 × busBw, ...)
       if (g.nodes > 1)
         bw = std::min(bw, g.channels * t.per_ch_max_tree_GBps[g.arch][g.scale] * 0.5);

@@ -19,6 +19,7 @@ struct Flow {
 struct GroupInfo {
   std::vector<int> gpus;                  // rank order
   std::vector<std::vector<int>> by_node;  // GPUs per server, servers in order of first appearance
+  std::vector<std::vector<int>> nic_of;  // parallel to by_node: each GPU's NIC (multi-node only)
   int n = 0;
   int nodes = 0;
   int ppn = 0;  // max GPUs of the group per server

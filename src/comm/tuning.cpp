@@ -70,6 +70,8 @@ NcclTuning NcclTuning::parse(const std::string& json_text, const std::string& so
   rd.table(rd.at(arch, "ll_max_GBps", "/per_arch"), "/per_arch/ll_max_GBps", t.ll_max_GBps);
   rd.table(rd.at(arch, "per_ch_max_ring_ll128_GBps", "/per_arch"),
            "/per_arch/per_ch_max_ring_ll128_GBps", t.per_ch_max_ring_ll128_GBps);
+  rd.table(rd.at(arch, "per_ch_max_tree_ll128_GBps", "/per_arch"),
+           "/per_arch/per_ch_max_tree_ll128_GBps", t.per_ch_max_tree_ll128_GBps);
   rd.table(rd.at(arch, "per_ch_max_tree_GBps", "/per_arch"), "/per_arch/per_ch_max_tree_GBps",
            t.per_ch_max_tree_GBps);
   rd.row(rd.at(arch, "nvls_efficiency", "/per_arch"), "/per_arch/nvls_efficiency",

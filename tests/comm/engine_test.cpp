@@ -1,0 +1,167 @@
+// The flow engine on hand-built and built-in topologies: closed forms, monotonicity,
+// contention between concurrent groups, PCIe-only servers.
+#include <doctest/doctest.h>
+
+#include "comm_test_util.hpp"
+#include "topoplan/error.hpp"
+
+using namespace topoplan;
+using namespace topoplan::test;
+
+TEST_CASE("ring all-reduce on an NVSwitch equals the closed form 2(n-1)/n·S/B + NCCL latency") {
+  // 4 GPUs, 100 GB/s per direction to the switch, efficiency 1. Every GPU's link carries
+  // 2(n-1)/n·S = 1.5·S each way. NCCL latency (tuning.cc, sm90 on NVLink): Ring Simple base 8.4
+  // + 2(n-1) = 6 steps × hwLat 3.4 → alpha = 3.4 per step plus 8.4 once.
+  const Topology t = nvswitch_server(4, "H100-SXM", 100, 1.0);
+  Router r(t);
+  CollectiveModel m(r);
+  for (double s : {1e3, 1e6, 1e9}) {
+    const CollectiveCost c =
+        m.cost_uncached(CollOp::AllReduce, t.gpus(), s, force(Algorithm::Ring, Protocol::Simple));
+    CHECK(c.time_us ==
+          doctest::Approx(8.4 + ring_closed_form_us(CollOp::AllReduce, 4, s, 100, 3.4)));
+    CHECK(c.busbw_GBps == doctest::Approx(c.algbw_GBps * 1.5));
+  }
+  // All-gather: n-1 = 3 steps of S/n: 0.75·S/100 + 8.4 + 3 × 3.4.
+  const CollectiveCost ag =
+      m.cost(CollOp::AllGather, t.gpus(), 1e9, force(Algorithm::Ring, Protocol::Simple));
+  CHECK(ag.time_us == doctest::Approx(0.75 * 1e9 / 100e3 + 8.4 + 3 * 3.4));
+  // Large messages: busbw → B for ring all-reduce and all-gather alike.
+  CHECK(m.cost(CollOp::AllReduce, t.gpus(), 1e12, force(Algorithm::Ring)).busbw_GBps ==
+        doctest::Approx(100).epsilon(0.001));
+  CHECK(m.cost(CollOp::AllGather, t.gpus(), 1e12, force(Algorithm::Ring)).busbw_GBps ==
+        doctest::Approx(100).epsilon(0.001));
+}
+
+TEST_CASE("time is monotonic in size and in link bandwidth") {
+  const Topology slow = nvswitch_server(8, "H100-SXM", 200, 0.9);
+  const Topology fast = nvswitch_server(8, "H100-SXM", 400, 0.9);
+  Router rs(slow), rf(fast);
+  CollectiveModel ms(rs), mf(rf);
+  for (CollOp op : {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter, CollOp::Broadcast,
+                    CollOp::AllToAll}) {
+    double prev = 0;
+    for (double s = 8; s <= 8e9; s *= 4) {
+      const double ts = ms.cost(op, slow.gpus(), s).time_us;
+      CHECK(ts >= prev);
+      CHECK(mf.cost(op, fast.gpus(), s).time_us <= ts);
+      prev = ts;
+    }
+  }
+}
+
+TEST_CASE("bus bandwidth identities: busbw = algbw × factor, algbw = size / time") {
+  const Topology t = load_topology("hgx-h100-8");
+  Router r(t);
+  CollectiveModel m(r);
+  for (CollOp op : {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter, CollOp::Broadcast,
+                    CollOp::Reduce, CollOp::AllToAll}) {
+    const CollectiveCost c = m.cost(op, t.gpus(), 256 * kMiB);
+    CHECK(c.algbw_GBps == doctest::Approx(256 * kMiB / (c.time_us * 1e3)));
+    CHECK(c.busbw_GBps == doctest::Approx(c.algbw_GBps * busbw_factor(op, 8)));
+    CHECK(c.bottleneck.utilisation > 0.5);
+    CHECK(c.bottleneck.utilisation <= 1.0);
+  }
+}
+
+namespace {
+// Two H100s behind one PCIe switch sharing ONE ConnectX-7 (hand-written to force NIC sharing).
+const char* kSharedNicServer = R"({
+  "name": "two-gpus-one-nic",
+  "devices": [
+    {"id": "gpu[0-1]", "type": "gpu", "model": "H100-SXM"},
+    {"id": "psw0", "type": "pcie-switch", "model": "PCIe 5.0 switch"},
+    {"id": "nic0", "type": "nic", "model": "ConnectX-7"},
+    {"id": "cpu0", "type": "cpu", "model": "x86"}
+  ],
+  "links": [
+    {"from": "gpu[0-1]", "to": "psw0", "type": "pcie5", "count": 16},
+    {"from": "nic0", "to": "psw0", "type": "pcie5", "count": 16},
+    {"from": "psw0", "to": "cpu0", "type": "pcie5", "count": 16}
+  ]
+})";
+}  // namespace
+
+TEST_CASE("contention: two concurrent groups sharing a NIC are slower than one") {
+  ClusterOptions o;
+  o.nodes = 2;
+  const Topology t = make_cluster(parse_topology_json(kSharedNicServer, "test"), o);
+  Router r(t);
+  CollectiveModel m(r);
+  const std::vector<int> a{dev(t, "n0/gpu0"), dev(t, "n1/gpu0")};
+  const std::vector<int> b{dev(t, "n0/gpu1"), dev(t, "n1/gpu1")};
+  const CollectiveOptions ring = force(Algorithm::Ring, Protocol::Simple);
+  const CollectiveCost alone = m.cost(CollOp::AllReduce, a, 1e9, ring);
+  const auto both = m.cost_concurrent(CollOp::AllReduce, {a, b}, 1e9, ring);
+  REQUIRE(both.size() == 2);
+  // Alone: 2 ranks, each sends S once over the NIC port (50 GB/s × 0.96 = 48 < PCIe 64 × 0.8125
+  // = 52). Together the port carries 2·S: the transfer part doubles exactly.
+  CHECK(alone.bottleneck.type == "ib-ndr400");
+  CHECK(alone.time_us - alone.latency_us == doctest::Approx(1e9 / 48e3));
+  CHECK(both[0].time_us - both[0].latency_us == doctest::Approx(2 * 1e9 / 48e3));
+  CHECK(both[1].time_us == doctest::Approx(both[0].time_us));
+  CHECK(both[0].bottleneck.load_bytes == doctest::Approx(2e9));
+}
+
+TEST_CASE("contention: groups on different rails of a rail-optimized fabric do not interfere") {
+  const Topology t = cluster("hgx-h100-8", 2);
+  Router r(t);
+  CollectiveModel m(r);
+  const std::vector<int> a{dev(t, "n0/gpu0"), dev(t, "n1/gpu0")};
+  const std::vector<int> b{dev(t, "n0/gpu1"), dev(t, "n1/gpu1")};
+  const CollectiveCost alone = m.cost(CollOp::AllReduce, a, 1e9);
+  const auto both = m.cost_concurrent(CollOp::AllReduce, {a, b}, 1e9);
+  CHECK(both[0].time_us == doctest::Approx(alone.time_us));
+  // Eight TP groups (one per server) never leave their server: concurrent = alone.
+  const Topology c8 = cluster("hgx-h100-8", 8);
+  Router r8(c8);
+  CollectiveModel m8(r8);
+  std::vector<std::vector<int>> tp;
+  for (int n = 0; n < 8; ++n) tp.push_back(c8.gpus_of_node(n));
+  const auto tp_costs = m8.cost_concurrent(CollOp::AllReduce, tp, 64 * kMiB);
+  CHECK(tp_costs[7].time_us ==
+        doctest::Approx(m8.cost(CollOp::AllReduce, tp[0], 64 * kMiB).time_us));
+}
+
+TEST_CASE("PCIe-only server: the ring crosses the CPU link, which bounds it") {
+  // pcie-l40s-8: GPUs 0-3 under cpu0, 4-7 under cpu1, sockets joined by UPI (22 GB/s, NCCL's
+  // SRP_QPI_BW). Ring 0→…→7→0 crosses UPI once each way (3→4, 7→0), each carrying
+  // 2(n-1)/n·S = 1.75·S; PCIe Gen4 x16 switch uplinks (32 × 0.821 = 26.3 GB/s) carry at most
+  // the same. So T = 1.75·S/22 + latency; NCCL latency with PCI hops: 8.4 + 14 × 5.7 = 88.2 µs.
+  const Topology t = load_topology("pcie-l40s-8");
+  Router r(t);
+  CollectiveModel m(r);
+  const double s = kGiB;
+  const CollectiveCost c =
+      m.cost(CollOp::AllReduce, t.gpus(), s, force(Algorithm::Ring, Protocol::Simple));
+  CHECK(c.bottleneck.kind == LinkKind::CpuLink);
+  CHECK(c.time_us == doctest::Approx(88.2 + 1.75 * s / 22e3));
+  CHECK(c.busbw_GBps == doctest::Approx(22).epsilon(0.01));
+  // No NVLink and no NVSwitch: NVLS cannot run, LL128 is off (typeIntra > NVB).
+  CHECK_THROWS_AS(m.cost(CollOp::AllReduce, t.gpus(), s, force(Algorithm::Nvls)), InputError);
+  CHECK_THROWS_AS(m.cost(CollOp::AllReduce, t.gpus(), s, force(Algorithm::Ring, Protocol::LL128)),
+                  InputError);
+  // Four GPUs of one socket stay below the CPU link: faster.
+  CHECK(m.cost(CollOp::AllReduce, first(t, 4), s).busbw_GBps > 24);
+}
+
+TEST_CASE(
+    "send/recv and all-to-all use direct transfers; ragged all-to-all is bound by the hot rank") {
+  const Topology t = load_topology("hgx-h100-8");
+  Router r(t);
+  CollectiveModel m(r);
+  // One NVLink bundle: 450 × 0.844 = 379.8 GB/s; 1 GB takes 1e9 / 379.8e3 µs plus latency.
+  const CollectiveCost p = m.send_recv(t.gpus()[0], t.gpus()[1], 1e9);
+  CHECK(p.algorithm == Algorithm::Direct);
+  CHECK(p.time_us - p.latency_us == doctest::Approx(1e9 / (450 * 0.844 * 1e3)));
+  // Uniform all-to-all: each GPU sends 7/8 of S out and receives 7/8 in → busbw = B.
+  const CollectiveCost u = m.cost(CollOp::AllToAll, t.gpus(), 8e9);
+  CHECK(u.busbw_GBps == doctest::Approx(450 * 0.844).epsilon(0.01));
+  // Skewed MoE dispatch: rank 7 receives 70% of tokens; its inbound link is the bottleneck.
+  const TrafficMatrix skew =
+      moe_dispatch_matrix(8, 4096, 7168, 8, {.05, .05, .05, .05, .05, .025, .025, .7});
+  const CollectiveCost c = m.all_to_all(t.gpus(), skew);
+  CHECK(c.bottleneck.to == "gpu7");
+  const CollectiveCost even = m.all_to_all(t.gpus(), moe_dispatch_matrix(8, 4096, 7168, 8));
+  CHECK(c.time_us > even.time_us);
+}

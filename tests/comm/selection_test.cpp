@@ -1,0 +1,96 @@
+// NCCL's enable rules and automatic (algorithm, protocol) choice.
+#include <doctest/doctest.h>
+
+#include "comm_test_util.hpp"
+#include "topoplan/error.hpp"
+
+using namespace topoplan;
+using namespace topoplan::test;
+
+TEST_CASE("NVLS needs an NVSwitch and sm90+; NVLSTree is off on one node; --no-nvls") {
+  const Topology h = load_topology("hgx-h100-8");
+  Router rh(h);
+  CollectiveModel mh(rh);
+  CHECK(mh.cost(CollOp::AllReduce, h.gpus(), 4 * kGiB).algorithm == Algorithm::Nvls);
+  CHECK_THROWS_AS(mh.cost(CollOp::AllReduce, h.gpus(), kGiB, force(Algorithm::NvlsTree)),
+                  InputError);
+  CollectiveOptions no_nvls;
+  no_nvls.allow_nvls = false;
+  CHECK(mh.cost(CollOp::AllReduce, h.gpus(), 4 * kGiB, no_nvls).algorithm == Algorithm::Ring);
+  // A100 (sm80) has an NVSwitch but no NVLS.
+  const Topology a = load_topology("dgx-a100-8");
+  Router ra(a);
+  CollectiveModel ma(ra);
+  CHECK_THROWS_WITH_AS(ma.cost(CollOp::AllReduce, a.gpus(), kGiB, force(Algorithm::Nvls)),
+                       doctest::Contains("sm90"), InputError);
+}
+
+TEST_CASE("multi-node: NVLSTree on Hopper, NVLS only with SHARP, CollNet only with SHARP") {
+  const Topology t = cluster("hgx-h100-8", 2);
+  Router r(t);
+  CollectiveModel m(r);
+  CHECK(m.cost(CollOp::AllReduce, t.gpus(), 4 * kGiB).algorithm == Algorithm::NvlsTree);
+  CHECK_THROWS_AS(m.cost(CollOp::AllReduce, t.gpus(), kGiB, force(Algorithm::Nvls)), InputError);
+  CHECK_THROWS_WITH_AS(m.cost(CollOp::AllReduce, t.gpus(), kGiB, force(Algorithm::CollNet)),
+                       doctest::Contains("SHARP"), InputError);
+  CollectiveOptions sharp = force(Algorithm::CollNet);
+  sharp.fabric_has_sharp = true;
+  const CollectiveCost c = m.cost(CollOp::AllReduce, t.gpus(), kGiB, sharp);
+  CHECK(c.algorithm == Algorithm::CollNet);
+  CHECK(c.protocol == Protocol::Simple);
+}
+
+TEST_CASE(
+    "protocol choice follows size: LL small, Simple large; LL128 only where NCCL enables it") {
+  const Topology t = load_topology("hgx-h100-8");
+  Router r(t);
+  CollectiveModel m(r);
+  CollectiveOptions ring = force(Algorithm::Ring);
+  CHECK(m.cost(CollOp::AllReduce, t.gpus(), 1024, ring).protocol == Protocol::LL);
+  CHECK(m.cost(CollOp::AllReduce, t.gpus(), 4 * kGiB, ring).protocol == Protocol::Simple);
+  // LL128 is enabled on NVLink (typeIntra NVL ≤ NVB) and beats both somewhere in between.
+  bool saw_ll128 = false;
+  for (double s = 1024; s < 4 * kGiB; s *= 2)
+    saw_ll128 |= m.cost(CollOp::AllReduce, t.gpus(), s, ring).protocol == Protocol::LL128;
+  CHECK(saw_ll128);
+  // LL bandwidth is half of Simple's (and capped by llMaxBw 141 GB/s bus on one Hopper node).
+  const auto ll =
+      m.cost(CollOp::AllReduce, t.gpus(), 4 * kGiB, force(Algorithm::Ring, Protocol::LL));
+  CHECK(ll.busbw_GBps == doctest::Approx(141).epsilon(0.01));
+}
+
+TEST_CASE("broadcast and reduce use a pipelined chain; forced mismatches are input errors") {
+  const Topology t = load_topology("hgx-h100-8");
+  Router r(t);
+  CollectiveModel m(r);
+  // Chain: every hop carries the whole buffer once → busbw (factor 1) ≈ link rate 379.8.
+  CHECK(m.cost(CollOp::Broadcast, t.gpus(), 8 * kGiB).busbw_GBps ==
+        doctest::Approx(379.8).epsilon(0.01));
+  CHECK(m.cost(CollOp::Reduce, t.gpus(), 8 * kGiB).busbw_GBps ==
+        doctest::Approx(379.8).epsilon(0.01));
+  CHECK_THROWS_AS(m.cost(CollOp::Broadcast, t.gpus(), kGiB, force(Algorithm::Tree)), InputError);
+  CHECK_THROWS_AS(m.cost(CollOp::AllToAll, t.gpus(), kGiB, force(Algorithm::Ring)), InputError);
+  CHECK_THROWS_AS(m.cost(CollOp::AllReduce, {}, kGiB), InputError);
+  CHECK_THROWS_AS(m.cost(CollOp::AllReduce, {t.gpus()[0], t.gpus()[0]}, kGiB), InputError);
+  CollectiveOptions bad_root;
+  bad_root.root = 8;
+  CHECK_THROWS_AS(m.cost(CollOp::Broadcast, t.gpus(), kGiB, bad_root), InputError);
+  // One rank moves nothing.
+  CHECK(m.cost(CollOp::AllReduce, {t.gpus()[0]}, kGiB).time_us == 0);
+}
+
+TEST_CASE("every operation runs on every built-in topology") {
+  for (const std::string& name : builtin_topology_names()) {
+    CAPTURE(name);
+    const Topology t = load_topology(name);
+    Router r(t);
+    CollectiveModel m(r);
+    for (CollOp op : {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter,
+                      CollOp::Broadcast, CollOp::Reduce, CollOp::AllToAll}) {
+      const CollectiveCost c = m.cost(op, t.gpus(), 64 * kMiB);
+      CHECK(c.time_us > 0);
+      CHECK(c.busbw_GBps > 0);
+    }
+    CHECK(m.send_recv(t.gpus().front(), t.gpus().back(), 64 * kMiB).time_us > 0);
+  }
+}
