@@ -53,27 +53,46 @@ void parse_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
   m.moe.top_k = r.integer("num_experts_per_tok");
 }
 
-// quantization_config {"quant_method": "fp8", "weight_block_size": [128, 128]} (DeepSeek-V3):
-// linear layers FP8 with fp32 block scales; embedding, LM head, norms and router stay 16-bit.
+// Block size of `weight_block_size` ([128, 128] -> 16384 elements).
+double block_elems(const JsonReader& q, const char* key) {
+  double elems = 1;
+  if (!q.raw().at(key).is_array()) q.fail(q.at(key), "expected an array of integers");
+  for (const auto& x : q.raw().at(key)) {
+    if (!x.is_number_integer() || x.get<long long>() <= 0)
+      q.fail(q.at(key), "expected positive integers");
+    elems *= x.get<double>();
+  }
+  return elems;
+}
+
+// quantization_config → weight formats. Linear layers of the decoder are quantized; embedding,
+// LM head, norms and router keep the checkpoint's 16-bit dtype (DeepSeek-V3's FP8 checkpoint;
+// AutoAWQ/GPTQ leave the MoE gate unquantized).
+// - fp8 (DeepSeek-V3): e4m3 with an fp32 scale per weight_block_size block; MoE dispatch FP8.
+// - awq / gptq: `bits` (4 or 8) integers with an fp16 scale per `group_size` weights. Their packed
+//   zero points (bits/group) are not counted: 0.4% of the 4-bit weight bytes at group 128.
 void parse_quantization(const JsonReader& r, ModelSpec& m) {
   if (!r.has("quantization_config")) return;
   JsonReader q = r.object("quantization_config");
   std::string method = q.string("quant_method", "");
-  if (method != "fp8")
-    q.fail(q.at("quant_method"), "unsupported quant_method \"" + method + "\" (fp8)");
   WeightFormat keep = m.dtypes.weights;
-  m.dtypes.weights = {Dtype::FP8, 0, Dtype::FP32};
-  if (q.has("weight_block_size")) {
-    double elems = 1;
-    for (const auto& x : q.raw().at("weight_block_size")) {
-      if (!x.is_number_integer()) q.fail(q.at("weight_block_size"), "expected integers");
-      elems *= x.get<double>();
-    }
-    m.dtypes.weights.scale_block_elems = elems;
+  if (method == "fp8") {
+    m.dtypes.weights = {Dtype::FP8, 0, Dtype::FP32};
+    if (q.has("weight_block_size"))
+      m.dtypes.weights.scale_block_elems = block_elems(q, "weight_block_size");
+    m.dtypes.moe_dispatch = Dtype::FP8;  // DeepEP dispatches FP8 with these checkpoints
+  } else if (method == "awq" || method == "gptq") {
+    int bits = q.integer("bits");
+    if (bits != 4 && bits != 8) q.fail(q.at("bits"), "supported: 4 or 8");
+    m.dtypes.weights = {bits == 4 ? Dtype::INT4 : Dtype::INT8, 0, Dtype::FP16};
+    if (q.has("group_size") && q.raw().at("group_size").is_number_integer() &&
+        q.raw().at("group_size").get<long long>() > 0)
+      m.dtypes.weights.scale_block_elems = q.raw().at("group_size").get<double>();
+  } else {
+    q.fail(q.at("quant_method"), "unsupported quant_method \"" + method + "\" (fp8, awq, gptq)");
   }
   for (Part p : {Part::Embedding, Part::LmHead, Part::Norms, Part::Router})
     m.dtypes.overrides[static_cast<std::size_t>(p)] = keep;
-  m.dtypes.moe_dispatch = Dtype::FP8;  // DeepEP dispatches FP8 with these checkpoints
 }
 
 }  // namespace

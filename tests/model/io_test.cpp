@@ -115,3 +115,21 @@ TEST_CASE("Hugging Face config: qwen3_moe and mixtral keys; unsupported model_ty
   e = error_of(R"({"model_type": "llama", "hidden_size": 64})");
   CHECK(e.find("/num_hidden_layers") != std::string::npos);
 }
+
+TEST_CASE("Hugging Face quantization_config: AWQ int4 with fp16 group scales") {
+  // A Llama-3-8B AWQ config: linear layers int4 + fp16 scale per 128 weights, the rest bf16.
+  const char* awq = R"({"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "vocab_size": 128256, "max_position_embeddings": 8192, "torch_dtype": "float16",
+    "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128,
+                            "zero_point": true, "version": "gemm"}})";
+  ModelSpec m = parse_model_json(awq, "awq.json");
+  ParamCount c = count_params(m);
+  double linear = c.total[Part::Attention] + c.total[Part::DenseMlp];
+  double other = c.total[Part::Embedding] + c.total[Part::LmHead] + c.total[Part::Norms];
+  CHECK(weight_bytes(m, c.total) == doctest::Approx(linear * (0.5 + 2.0 / 128) + 2 * other));
+  std::string e = error_of(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+    "num_attention_heads": 2, "vocab_size": 10, "max_position_embeddings": 8,
+    "quantization_config": {"quant_method": "bitsandbytes"}})");
+  CHECK(e.find("/quantization_config/quant_method") != std::string::npos);
+}
