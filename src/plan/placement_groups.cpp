@@ -1,0 +1,98 @@
+// Group summaries (worst path class, bottleneck link) and the good-vs-bad placement comparison.
+#include <algorithm>
+#include <limits>
+
+#include "topoplan/error.hpp"
+#include "topoplan/placement.hpp"
+
+namespace topoplan {
+
+namespace {
+
+// "nvlink4 ×18" for a bundle, "ib-ndr400" for a single link.
+std::string link_label(const Link& l) {
+  return l.count > 1 ? l.type + " \u00d7" + std::to_string(l.count) : l.type;
+}
+
+// The narrowest hop of a path (first one on ties).
+const Link* narrowest_link(const Topology& topo, const Path& p) {
+  const Link* best = nullptr;
+  for (DirLink d : p.hops) {
+    const Link& l = topo.link(link_of(d));
+    if (best == nullptr || l.bw_GBps < best->bw_GBps) best = &l;
+  }
+  return best;
+}
+
+}  // namespace
+
+GroupSummary summarize_group(const Router& router, std::string_view kind,
+                             const std::vector<std::vector<int>>& groups, bool all_pairs) {
+  const Topology& topo = router.topology();
+  GroupSummary s;
+  s.kind = std::string(kind);
+  s.groups = static_cast<int>(groups.size());
+  s.size = groups.empty() ? 0 : static_cast<int>(groups.front().size());
+  const bool ring = kind != "pp";  // pp chains are open; tp/dp rings close
+  const Path* worst_bw = nullptr;
+  for (const auto& g : groups) {
+    const std::size_t n = g.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      s.crosses_nodes = s.crosses_nodes || topo.device(g[i]).node != topo.device(g[0]).node;
+      for (std::size_t j = 0; j < n; ++j) {
+        const bool next = j == i + 1 || (ring && n > 2 && i == n - 1 && j == 0);
+        if (i == j || (!all_pairs && !next)) continue;
+        const Path& p = router.path(g[i], g[j]);
+        s.worst_class = std::max(s.worst_class, p.cls);
+        if (worst_bw == nullptr || p.bw_GBps < worst_bw->bw_GBps) worst_bw = &p;
+      }
+    }
+  }
+  if (worst_bw != nullptr) {
+    s.bottleneck_GBps = worst_bw->bw_GBps;
+    if (const Link* l = narrowest_link(topo, *worst_bw)) s.bottleneck_link = link_label(*l);
+  }
+  return s;
+}
+
+std::vector<GroupSummary> summarize_groups(const Router& router, const Placement& p) {
+  return {summarize_group(router, "tp", p.tp_groups, false),
+          summarize_group(router, "ep", p.ep_groups, true),
+          summarize_group(router, "pp", p.pp_chains, false),
+          summarize_group(router, "dp", p.dp_groups, false)};
+}
+
+namespace {
+
+// The slowest group's cost when all TP groups all-reduce at once.
+CollectiveCost slowest_tp(const CollectiveModel& model, const Placement& p, double bytes) {
+  const auto costs = model.cost_concurrent(CollOp::AllReduce, p.tp_groups, bytes);
+  return *std::max_element(costs.begin(), costs.end(),
+                           [](const auto& a, const auto& b) { return a.time_us < b.time_us; });
+}
+
+}  // namespace
+
+PlacementComparison compare_placements(const CollectiveModel& model, const Placement& good,
+                                       const Placement& bad, double tp_allreduce_bytes) {
+  if (!(good.strategy == bad.strategy))
+    throw InputError("compare_placements: the two placements are of different strategies");
+  if (!(tp_allreduce_bytes >= 0))
+    throw InputError("compare_placements: all-reduce size must be >= 0 bytes");
+  PlacementComparison c;
+  c.good_order = std::string(to_string(good.order));
+  c.bad_order = std::string(to_string(bad.order));
+  c.tp_allreduce_bytes = tp_allreduce_bytes;
+  const Router& router = model.router();
+  c.good_tp = summarize_group(router, "tp", good.tp_groups, false);
+  c.bad_tp = summarize_group(router, "tp", bad.tp_groups, false);
+  if (good.strategy.tp < 2) return c;  // no TP traffic: both zero, slowdown 1
+  c.good_cost = slowest_tp(model, good, tp_allreduce_bytes);
+  c.bad_cost = slowest_tp(model, bad, tp_allreduce_bytes);
+  c.good_us = c.good_cost.time_us;
+  c.bad_us = c.bad_cost.time_us;
+  c.slowdown = c.good_us > 0 ? c.bad_us / c.good_us : 1;
+  return c;
+}
+
+}  // namespace topoplan
