@@ -6,9 +6,9 @@
 // (tools/probe/, topologies/calibration/, docs/compute-model.md):
 //   - HBM: achieved fraction of peak as a function of the bytes one kernel moves (small kernels
 //     cannot fill the memory pipes), per kernel family (GEMV/GEMM weights, streaming copies,
-//     decode attention), piecewise-linear in log(bytes) between measured points;
-//   - tensor cores: achieved fraction of peak as a function of the GEMM shape: tile padding of
-//     small m, wave quantization over the SMs, and a size curve in log(flops);
+//     decode attention), log-log interpolation between measured points;
+//   - tensor cores: achieved fraction of peak as a function of the GEMM size, after padding m
+//     up to the token granularity of the tensor-core instruction (tile_m);
 //   - floor: the GPU-side cost of one kernel inside a CUDA graph.
 // A GPU without its own measurement uses the reference GPU's curve shapes scaled by its
 // datasheet peaks (GpuSpec::hbm_GBps, *_TFLOPS); `measured()` says which case applies.
@@ -24,6 +24,7 @@
 #include "topoplan/dtype.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/kernel.hpp"
+#include "topoplan/model.hpp"
 
 namespace topoplan {
 
@@ -43,29 +44,33 @@ struct KernelTiming {
   Bound bound = Bound::Floor;  // the largest of the three terms
 };
 
-// A curve y(x), piecewise linear in log(x) between points sorted by x, flat beyond the ends.
+// A curve y(x) > 0: log y piecewise linear in log x between points sorted by x, flat beyond the
+// ends.
 struct LogCurve {
   std::vector<double> log_x;  // natural log of x, strictly increasing
   std::vector<double> y;
   double at(double x) const noexcept;
 };
 
-// Fitted efficiency tables of one measured GPU (topologies/calibration/<gpu>.json).
+// Fitted efficiency tables of one measured GPU (topologies/calibration/<gpu>.json). Every curve's
+// x is the kernel's ideal time in µs at the peak rate (bytes ÷ peak bandwidth, or padded flops ÷
+// peak FLOPS): by Little's law a kernel fills the machine once it lasts several memory or pipeline
+// latencies, so one curve shape carries over to GPUs of other peaks (and to a CPU override).
 struct Calibration {
-  std::string gpu;             // catalog name the measurement was made on ("H200")
-  std::string source;          // file, date, hardware and command of the measurement
-  double ref_hbm_GBps = 0;     // datasheet peaks the fractions are relative to
+  std::string gpu;          // catalog name the measurement was made on ("H200")
+  std::string source;       // file, date, hardware and command of the measurement
+  double ref_hbm_GBps = 0;  // datasheet peaks the fractions are relative to
   double ref_bf16_TFLOPS = 0;
   double ref_fp8_TFLOPS = 0;
-  double floor_us = 0;         // per-kernel GPU-side floor (CUDA graph)
-  LogCurve hbm_gemm;           // achieved/peak HBM vs weight+activation bytes of a GEMM/GEMV
-  LogCurve hbm_stream;         // achieved/peak HBM vs bytes of a streaming kernel (copy, norm)
-  LogCurve hbm_attention;      // achieved/peak HBM vs KV bytes of a decode attention kernel
-  LogCurve tc_bf16;            // achieved/peak tensor FLOPS vs flops of one GEMM (bf16/fp16)
-  LogCurve tc_fp8;             // same for fp8 (also used for int8/fp4 math)
-  double tile_m = 64;          // tensor-core tile rows: m is padded up to a multiple of this
-  int sm_count = 0;            // for wave quantization; 0 disables it
-  double tile_mn = 0;          // output elements per CTA tile (e.g. 128×256) for waves
+  double floor_us = 0;     // per-kernel GPU-side floor (CUDA graph)
+  LogCurve hbm_gemm;       // achieved/peak HBM of a bf16 GEMM/GEMV (weights + activations)
+  LogCurve hbm_gemm_fp8;   // same for fp8 weights (empty: use hbm_gemm)
+  LogCurve hbm_stream;     // achieved/peak HBM of a streaming kernel (copy, norm, embedding)
+  LogCurve hbm_attention;  // achieved/peak HBM of decode attention (KV reads; empty: stream)
+  LogCurve tc_bf16;        // achieved/peak tensor FLOPS of one GEMM (bf16/fp16/tf32)
+  LogCurve tc_fp8;         // same for fp8 (also int8/fp4 math)
+  double tile_m = 8;       // m (tokens) is padded up to a multiple of this (wgmma N step,
+                           // small-m kernels swap A/B)
 };
 
 // The built-in calibration measured on `gpu_name`, or nullptr when none was measured.
@@ -75,6 +80,18 @@ const Calibration& reference_calibration();
 // Parses a calibration file (format in docs/compute-model.md). Throws InputError naming
 // `source` and the JSON pointer of a bad field.
 Calibration parse_calibration(const std::string& json_text, const std::string& source);
+
+// One point of a probe measurement (tools/probe/probe_compute.py output), as the kernel the
+// model prices and the time the GPU took. Used to check a calibration against its own data.
+struct MeasuredKernel {
+  std::string op;          // "copy", "gemv", "gemm", "gemm_square", "attn_decode"
+  KernelCost kernel;       // copy: Elementwise; gemv/gemm: Gemm; attn_decode: Attention
+  double measured_us = 0;  // median over CUDA-graph replays
+};
+// Parses the points of a probe result (failed points and floor probes are skipped). Throws
+// InputError naming `source` and the JSON pointer of a malformed point.
+std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
+                                                const std::string& source);
 
 class ComputeModel {
  public:
@@ -100,9 +117,9 @@ class ComputeModel {
 
   double floor_us() const noexcept { return cal_.floor_us; }
   double peak_hbm_GBps() const noexcept { return hbm_GBps_; }
-  bool measured() const noexcept { return measured_; }           // curves measured on this GPU
+  bool measured() const noexcept { return measured_; }  // curves measured on this GPU
   bool bandwidth_overridden() const noexcept { return bw_override_; }
-  const std::string& gpu_name() const noexcept { return gpu_.name; }
+  const GpuSpec& gpu() const noexcept { return gpu_; }
   const Calibration& calibration() const noexcept { return cal_; }
   // One line saying where the curves come from ("measured on H200 ..." / "scaled from ...").
   std::string provenance() const;
@@ -114,5 +131,55 @@ class ComputeModel {
   bool measured_ = false;
   bool bw_override_ = false;
 };
+
+// ---- Roofline of one decode step on one GPU (`topoplan model roofline`) ----------------------
+
+// The seed's naive bound: every active weight byte streamed once at the peak bandwidth,
+// bytes ÷ (GBps · 1e3) µs. 37e9 B at 4000 GB/s = 9250 µs.
+double naive_bound_us(double active_weight_bytes, double GBps);
+
+// Kernels of one name summed over the step (e.g. "experts" over the 58 MoE layers).
+struct KernelGroup {
+  std::string name;
+  KernelKind kind = KernelKind::Gemm;
+  double count = 0;  // launches per step
+  double flops = 0, bytes = 0, weight_bytes = 0, kv_bytes = 0;
+  double time_us = 0;           // sum of ComputeModel::kernel_time_us
+  double floor_us = 0;          // part of time_us that is the per-kernel floor
+  double ideal_us = 0;          // bytes ÷ peak bandwidth (what the naive bound charges per byte)
+  double memory_us = 0;         // sum of memory terms (bytes ÷ achieved bandwidth)
+  double compute_us = 0;        // sum of compute terms (flops ÷ achieved FLOPS)
+  Bound bound = Bound::Memory;  // bound of the largest share of this group's time
+};
+
+// refined_us − naive_us split into causes; the terms sum to the difference exactly.
+struct RooflineGap {
+  double weights_us = 0;  // (weight bytes read − active weight bytes) ÷ peak: MoE experts touched
+                          // by a batch, embedding rows instead of the whole table
+  double kv_us = 0;           // KV cache bytes ÷ peak
+  double activations_us = 0;  // other bytes (activations, outputs) ÷ peak
+  double efficiency_us = 0;   // memory-bound kernels below peak bandwidth (small kernels)
+  double compute_us = 0;      // kernels whose tensor-core time exceeds their memory time
+  double floors_us = 0;       // per-kernel floors × launches
+};
+
+struct RooflineResult {
+  double naive_us = 0;                // naive_bound_us(active weight bytes ÷ tp, peak)
+  double refined_us = 0;              // sum of kernel times of one decode step
+  double active_weight_bytes = 0;     // whole model, per token
+  double weight_bytes_per_gpu = 0;    // held by one GPU of the shard
+  double kv_cache_bytes_per_gpu = 0;  // batch × context × KV bytes per token on one GPU
+  double memory_bytes = 0;            // GPU capacity (0 with a bandwidth override: unknown)
+  bool fits = true;                   // weights + KV cache fit the GPU memory
+  double kernels_per_step = 0;
+  double flops = 0, bytes = 0, weight_bytes_read = 0, kv_bytes_read = 0;
+  RooflineGap gap;
+  std::vector<KernelGroup> groups;  // sorted by time, largest first
+};
+
+// One decode step (w.phase must be Decode) of `m` on one GPU of shard `s`: every layer's
+// kernels from layer_kernels()/head_kernels(), each priced by `cm`.
+RooflineResult decode_roofline(const ModelSpec& m, const ComputeModel& cm, const Workload& w,
+                               const Shard& s);
 
 }  // namespace topoplan

@@ -1,9 +1,66 @@
-// Placeholder registration; replaced by the subcommand's implementation.
+// `topoplan model roofline NAME --gpu GPU`: the seed's naive decode bound next to the refined
+// single-GPU estimate. Flags here, figures from perf/, text from report/.
+#include <iostream>
+#include <memory>
+
 #include "cli/commands.hpp"
+#include "report/roofline_report.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/hardware.hpp"
+#include "topoplan/perf.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::cli {
-void add_model_roofline_subcommand(CLI::App& model, Action& action) {
-  auto* sub = model.add_subcommand("roofline", "(not implemented yet)");
-  sub->callback([&action] { action = [] { return 1; }; });
+namespace {
+
+struct RooflineArgs {
+  std::string model, gpu, mem_bw;
+  double batch = 1, context = 4096;
+  int tp = 1;
+  bool json = false;
+};
+
+int run_roofline(const RooflineArgs& a) {
+  if (!(a.batch >= 1)) throw InputError("--batch", "", "must be >= 1");
+  if (!(a.context >= 0)) throw InputError("--context", "", "must not be negative");
+  const ModelSpec m = load_model(a.model);
+  if (m.heads % a.tp != 0)
+    throw InputError("--tp", "",
+                     std::to_string(a.tp) + " does not divide the " + std::to_string(m.heads) +
+                         " attention heads of " + m.name);
+  ComputeModel cm = ComputeModel::for_gpu(Catalog::builtin().gpu(a.gpu));
+  if (!a.mem_bw.empty()) cm = cm.with_memory_bandwidth(parse_bandwidth_GBps(a.mem_bw, "--mem-bw"));
+  Workload w{.phase = Phase::Decode, .batch = a.batch, .new_tokens = 1, .context = a.context};
+  const Shard s{.tp = a.tp};
+  const RooflineResult r = decode_roofline(m, cm, w, s);
+  report::RooflineContext ctx{
+      m.name, a.gpu, cm.peak_hbm_GBps(), cm.bandwidth_overridden(), cm.measured(), cm.provenance(),
+      w,      s};
+  report::print_roofline(std::cout, ctx, r, a.json);
+  return 0;
 }
+
+}  // namespace
+
+void add_model_roofline_subcommand(CLI::App& model, Action& action) {
+  auto* sub = model.add_subcommand(
+      "roofline",
+      "naive bandwidth bound of one decode step next to the refined kernel-level estimate");
+  auto args = std::make_shared<RooflineArgs>();
+  sub->add_option("model", args->model, "built-in name, model JSON or Hugging Face config.json")
+      ->required();
+  sub->add_option("--gpu", args->gpu, "GPU from the catalog (topoplan topo list shows servers)")
+      ->required();
+  sub->add_option("--batch", args->batch, "sequences decoded together")->capture_default_str();
+  sub->add_option("--context", args->context, "tokens already in each sequence's KV cache")
+      ->capture_default_str();
+  sub->add_option("--tp", args->tp, "tensor parallel degree (the estimate is for one GPU's shard)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--mem-bw", args->mem_bw,
+                  "override the memory bandwidth, e.g. 64GB/s for a CPU host (curve shapes kept)");
+  sub->add_flag("--json", args->json, "print JSON (stable keys, see docs/compute-model.md)");
+  sub->callback([&action, args] { action = [args] { return run_roofline(*args); }; });
+}
+
 }  // namespace topoplan::cli

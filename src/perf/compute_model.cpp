@@ -1,0 +1,133 @@
+// ComputeModel: roofline per kernel with measured efficiency curves (docs/compute-model.md).
+#include <algorithm>
+#include <cmath>
+
+#include "topoplan/error.hpp"
+#include "topoplan/perf.hpp"
+
+namespace topoplan {
+namespace {
+
+bool fp8_class(Dtype d) {
+  return d == Dtype::FP8 || d == Dtype::INT8 || d == Dtype::FP4;
+}
+
+}  // namespace
+
+ComputeModel ComputeModel::from_calibration(const GpuSpec& gpu, const Calibration& cal,
+                                            bool measured) {
+  if (!(gpu.hbm_GBps > 0))
+    throw InputError("gpu " + gpu.name, "/hbm_GBps", "the compute model needs a memory bandwidth");
+  if (!(gpu.bf16_TFLOPS > 0))
+    throw InputError("gpu " + gpu.name, "/bf16_TFLOPS", "the compute model needs a bf16 rate");
+  ComputeModel cm;
+  cm.gpu_ = gpu;
+  cm.cal_ = cal;
+  cm.hbm_GBps_ = gpu.hbm_GBps;
+  cm.measured_ = measured;
+  return cm;
+}
+
+ComputeModel ComputeModel::for_gpu(const GpuSpec& gpu) {
+  if (const Calibration* own = builtin_calibration(gpu.name))
+    return from_calibration(gpu, *own, true);
+  return from_calibration(gpu, reference_calibration(), false);
+}
+
+ComputeModel ComputeModel::with_memory_bandwidth(double GBps) const {
+  if (!(GBps > 0) || !std::isfinite(GBps))
+    throw InputError("--mem-bw", "", "memory bandwidth must be > 0 GB/s");
+  ComputeModel cm = *this;
+  cm.hbm_GBps_ = GBps;
+  cm.bw_override_ = true;
+  return cm;
+}
+
+double ComputeModel::peak_TFLOPS(Dtype d) const noexcept {
+  const double bf16 = gpu_.bf16_TFLOPS;
+  switch (d) {
+    case Dtype::BF16:
+      return bf16;
+    case Dtype::FP16:
+      return gpu_.fp16_TFLOPS > 0 ? gpu_.fp16_TFLOPS : bf16;
+    case Dtype::FP32:
+      return bf16 / 2;  // TF32 tensor cores: half the bf16 rate (A100/H100 sheets)
+    case Dtype::FP8:
+      return gpu_.fp8_TFLOPS > 0 ? gpu_.fp8_TFLOPS : bf16;
+    case Dtype::INT8:
+      return gpu_.int8_TOPS > 0 ? gpu_.int8_TOPS : bf16;
+    case Dtype::FP4:
+      return gpu_.fp4_TFLOPS > 0 ? gpu_.fp4_TFLOPS : (gpu_.fp8_TFLOPS > 0 ? gpu_.fp8_TFLOPS : bf16);
+    case Dtype::INT4:
+      return bf16;  // no int4 tensor path on Hopper: dequantized to bf16 math
+  }
+  return bf16;
+}
+
+double ComputeModel::achieved_hbm_GBps(double bytes, KernelKind kind) const noexcept {
+  KernelCost kc;
+  kc.kind = kind;
+  kc.bytes = bytes;
+  return explain(kc).achieved_GBps;
+}
+
+double ComputeModel::achieved_TFLOPS(Dtype dtype, double m, double n, double k) const noexcept {
+  KernelCost kc;
+  kc.kind = KernelKind::Gemm;
+  kc.math_dtype = dtype;
+  kc.m = m, kc.n = n, kc.k = k;
+  kc.flops = 2 * m * n * k;
+  const KernelTiming t = explain(kc);
+  return t.compute_us > 0 ? kc.flops / t.compute_us * 1e-6 : 0;
+}
+
+KernelTiming ComputeModel::explain(const KernelCost& k) const noexcept {
+  KernelTiming t;
+  t.floor_us = cal_.floor_us;
+  t.peak_GBps = hbm_GBps_;
+  if (k.bytes > 0) {
+    const LogCurve* curve = &cal_.hbm_stream;
+    if (k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm)
+      curve = fp8_class(k.math_dtype) && !cal_.hbm_gemm_fp8.y.empty() ? &cal_.hbm_gemm_fp8
+                                                                      : &cal_.hbm_gemm;
+    else if (k.kind == KernelKind::Attention && !cal_.hbm_attention.y.empty())
+      curve = &cal_.hbm_attention;
+    const double ideal_us = k.bytes / (hbm_GBps_ * 1e3);
+    t.achieved_GBps = hbm_GBps_ * curve->at(ideal_us);
+    t.memory_us = k.bytes / (t.achieved_GBps * 1e3);
+  }
+  const bool tensor = k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm ||
+                      k.kind == KernelKind::Attention;
+  if (k.flops > 0 && tensor) {
+    t.peak_TFLOPS = peak_TFLOPS(k.math_dtype);
+    const bool fp8_rate = fp8_class(k.math_dtype) && t.peak_TFLOPS > gpu_.bf16_TFLOPS;
+    const LogCurve& curve = fp8_rate ? cal_.tc_fp8 : cal_.tc_bf16;
+    double work = k.flops;  // flops the tensor cores actually execute
+    if (k.kind != KernelKind::Attention && k.m > 0) {
+      const double padded_m = std::ceil(k.m / cal_.tile_m) * cal_.tile_m;
+      work = k.flops * padded_m / k.m;
+    }
+    const double ideal_us = work / (t.peak_TFLOPS * 1e6);
+    const double frac = curve.at(ideal_us);
+    t.compute_us = ideal_us / frac;
+    t.achieved_TFLOPS = k.flops / t.compute_us * 1e-6;
+  }
+  t.time_us = t.floor_us + std::max(t.compute_us, t.memory_us);
+  t.bound = t.compute_us >= t.memory_us ? Bound::Compute : Bound::Memory;
+  if (t.floor_us >= std::max(t.compute_us, t.memory_us)) t.bound = Bound::Floor;
+  return t;
+}
+
+double ComputeModel::kernel_time_us(const KernelCost& k) const noexcept {
+  return explain(k).time_us;
+}
+
+std::string ComputeModel::provenance() const {
+  std::string s = measured_ ? "efficiency curves measured on this GPU (" + cal_.source + ")"
+                            : "efficiency curves measured on " + cal_.gpu +
+                                  ", scaled to this GPU's datasheet peaks (not measured)";
+  if (bw_override_) s += "; memory bandwidth overridden";
+  return s;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,52 @@
+// Reads tools/probe/probe_compute.py output into (kernel, measured time) pairs.
+#include "hw/json_fields.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/perf.hpp"
+
+namespace topoplan {
+namespace {
+
+KernelKind kind_of(const std::string& op) {
+  if (op == "copy") return KernelKind::Elementwise;
+  if (op == "attn_decode") return KernelKind::Attention;
+  return KernelKind::Gemm;
+}
+
+bool priced(const std::string& op) {
+  return op == "copy" || op == "gemv" || op == "gemm" || op == "gemm_square" || op == "attn_decode";
+}
+
+}  // namespace
+
+std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
+                                                const std::string& source) {
+  const auto j = detail::parse_json_text(json_text, source);
+  const detail::Fields top(j, source, "");
+  const auto& points = top.at("points");
+  if (!points.is_array()) throw InputError(source, "/points", "expected an array");
+  std::vector<MeasuredKernel> out;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const detail::Fields f(points[i], source, "/points/" + std::to_string(i));
+    if (!points[i].is_object()) throw InputError(source, f.pointer, "expected an object");
+    const std::string op = f.str("op");
+    if (f.has("error") || !priced(op)) continue;
+    MeasuredKernel mk;
+    mk.op = op;
+    mk.kernel.name = op;
+    mk.kernel.kind = kind_of(op);
+    mk.kernel.math_dtype = parse_dtype(f.str("dtype"));
+    mk.kernel.bytes = f.number("bytes", 0, true);
+    mk.kernel.flops = f.number("flops", 0, false);
+    if (mk.kernel.kind == KernelKind::Gemm) {
+      mk.kernel.m = f.number("m", 1, true);
+      mk.kernel.n = f.number("n", 1, true);
+      mk.kernel.k = f.number("k", 1, true);
+    }
+    if (mk.kernel.kind == KernelKind::Attention) mk.kernel.kv_bytes = mk.kernel.bytes;
+    mk.measured_us = f.number("median_us", 0, true);
+    out.push_back(std::move(mk));
+  }
+  return out;
+}
+
+}  // namespace topoplan

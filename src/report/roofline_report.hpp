@@ -1,0 +1,25 @@
+// Output of `topoplan model roofline`: readable text by default, JSON with stable keys
+// (docs/compute-model.md, "CLI output").
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "topoplan/model.hpp"
+#include "topoplan/perf.hpp"
+
+namespace topoplan::report {
+
+struct RooflineContext {
+  std::string model, gpu;
+  double peak_hbm_GBps = 0;
+  bool bandwidth_override = false;
+  bool curves_measured = false;
+  std::string provenance;
+  Workload workload;
+  Shard shard;
+};
+
+void print_roofline(std::ostream& os, const RooflineContext& c, const RooflineResult& r, bool json);
+
+}  // namespace topoplan::report

@@ -1,0 +1,168 @@
+// ComputeModel: curve interpolation, the roofline terms by hand, monotonicity, overrides.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "topoplan/error.hpp"
+#include "topoplan/hardware.hpp"
+#include "topoplan/perf.hpp"
+
+using namespace topoplan;
+
+namespace {
+
+// A GPU with round numbers: 1000 GB/s, 100 TFLOPS bf16, 200 fp8.
+GpuSpec round_gpu() {
+  GpuSpec g;
+  g.name = "ROUND";
+  g.hbm_GBps = 1000;
+  g.bf16_TFLOPS = 100;
+  g.fp16_TFLOPS = 100;
+  g.fp8_TFLOPS = 200;
+  g.memory_bytes = 80e9;
+  return g;
+}
+
+// A calibration with flat curves: every fraction 0.5, floor 2 µs, tile 64.
+Calibration flat_calibration() {
+  const char* text = R"({"gpu": "ROUND", "source": "hand-made",
+    "reference_peaks": {"hbm_GBps": 1000, "bf16_TFLOPS": 100, "fp8_TFLOPS": 200},
+    "floor_us": 2, "tile_m": 64,
+    "hbm_gemm": {"bytes": [1e3, 1e12], "fraction": [0.5, 0.5]},
+    "hbm_stream": {"bytes": [1e3, 1e12], "fraction": [0.5, 0.5]},
+    "tc_bf16": {"flops": [1e3, 1e18], "fraction": [0.5, 0.5]}})";
+  return parse_calibration(text, "flat.json");
+}
+
+}  // namespace
+
+TEST_CASE("LogCurve interpolates linearly in log(x) and is flat beyond its ends") {
+  LogCurve c{{std::log(1.0), std::log(100.0)}, {0.2, 0.8}};
+  CHECK(c.at(0.5) == doctest::Approx(0.2));
+  CHECK(c.at(1000) == doctest::Approx(0.8));
+  CHECK(c.at(10) == doctest::Approx(0.4));  // halfway in log x: geometric mean sqrt(0.2 × 0.8)
+  CHECK(c.at(0) == doctest::Approx(0.2));
+}
+
+TEST_CASE("kernel time = floor + max(flops / achieved FLOPS, bytes / achieved bandwidth)") {
+  const ComputeModel cm = ComputeModel::from_calibration(round_gpu(), flat_calibration(), true);
+  KernelCost k;
+  k.kind = KernelKind::Gemm;
+  // Memory-bound: 1e9 B at 0.5 × 1000 GB/s = 2000 µs; compute: 2·64·1000·1000 flops at
+  // 0.5 × 100 TFLOPS = 2.56 µs. Time = 2 + 2000.
+  k.bytes = 1e9;
+  k.m = 64, k.n = 1000, k.k = 1000;
+  k.flops = 2 * k.m * k.n * k.k;
+  auto t = cm.explain(k);
+  CHECK(t.memory_us == doctest::Approx(2000));
+  CHECK(t.compute_us == doctest::Approx(2.56));
+  CHECK(t.time_us == doctest::Approx(2002));
+  CHECK(t.bound == Bound::Memory);
+  // m = 1 is padded to the 64-row tile: same tensor-core time as m = 64.
+  k.m = 1;
+  k.flops = 2 * k.n * k.k;
+  CHECK(cm.explain(k).compute_us == doctest::Approx(2.56));
+  // Compute-bound: 2·512000·1000·2000 = 2.048e12 flops at 50 TFLOPS = 40960 µs.
+  k.m = 512000, k.n = 1000, k.k = 2000;
+  k.flops = 2 * k.m * k.n * k.k;
+  k.bytes = 1e6;
+  t = cm.explain(k);
+  CHECK(t.compute_us == doctest::Approx(40960));
+  CHECK(t.bound == Bound::Compute);
+  // fp8 math runs at the fp8 peak: half the time.
+  k.math_dtype = Dtype::FP8;
+  CHECK(cm.explain(k).compute_us == doctest::Approx(20480));
+  // Nothing to do: the floor.
+  KernelCost empty;
+  CHECK(cm.kernel_time_us(empty) == doctest::Approx(2));
+  CHECK(cm.explain(empty).bound == Bound::Floor);
+}
+
+TEST_CASE("dtype fallbacks: fp8 without fp8 tensor cores runs at the bf16 rate, fp32 as TF32") {
+  GpuSpec g = round_gpu();
+  g.fp8_TFLOPS = 0;
+  const ComputeModel cm = ComputeModel::from_calibration(g, flat_calibration(), true);
+  CHECK(cm.peak_TFLOPS(Dtype::FP8) == doctest::Approx(100));
+  CHECK(cm.peak_TFLOPS(Dtype::FP32) == doctest::Approx(50));
+  CHECK(cm.peak_TFLOPS(Dtype::INT4) == doctest::Approx(100));
+}
+
+TEST_CASE("memory-bandwidth override: 64 GB/s replaces the peak, curve shape kept") {
+  const ComputeModel cm = ComputeModel::from_calibration(round_gpu(), flat_calibration(), true)
+                              .with_memory_bandwidth(64);
+  CHECK(cm.bandwidth_overridden());
+  CHECK(cm.peak_hbm_GBps() == 64);
+  CHECK(cm.achieved_hbm_GBps(1e9) == doctest::Approx(32));
+  CHECK_THROWS_AS(cm.with_memory_bandwidth(0), InputError);
+}
+
+TEST_CASE("bad calibration files name the file and the JSON pointer") {
+  auto msg = [](const std::string& text) {
+    try {
+      parse_calibration(text, "cal.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string head = R"({"gpu": "G", "source": "s", "floor_us": 2,
+    "reference_peaks": {"hbm_GBps": 1000, "bf16_TFLOPS": 100, "fp8_TFLOPS": 200},
+    "tc_bf16": {"flops": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_stream": {"bytes": [1, 2], "fraction": [0.5, 0.5]})";
+  CHECK(msg(head + R"(, "hbm_gemm": {"bytes": [1, 2], "fraction": [0.5, 1.5]}})")
+            .find("/hbm_gemm/fraction/1") != std::string::npos);
+  CHECK(msg(head + R"(, "hbm_gemm": {"bytes": [2, 1], "fraction": [0.5, 0.5]}})")
+            .find("/hbm_gemm/bytes/1") != std::string::npos);
+  CHECK(msg(head + "}").find("/hbm_gemm") != std::string::npos);
+  CHECK(msg("{").find("cal.json") != std::string::npos);
+}
+
+TEST_CASE("built-in model: every GPU of the catalog gets a model; only the H200 is measured") {
+  for (const GpuSpec& g : Catalog::builtin().gpus()) {
+    if (!(g.hbm_GBps > 0) || !(g.bf16_TFLOPS > 0)) continue;
+    const ComputeModel cm = ComputeModel::for_gpu(g);
+    CHECK(cm.measured() == (g.name == reference_calibration().gpu));
+  }
+  CHECK(builtin_calibration("H20") == nullptr);
+}
+
+TEST_CASE("monotonic: more bytes never take less time; bigger GEMMs are not slower per flop") {
+  for (const std::string name : {"H200-SXM", "H20"}) {
+    const ComputeModel cm = ComputeModel::for_gpu(Catalog::builtin().gpu(name));
+    for (KernelKind kind : {KernelKind::Gemm, KernelKind::Elementwise, KernelKind::Attention}) {
+      KernelCost k;
+      k.kind = kind;
+      double prev = 0;
+      for (double b = 1e3; b < 2e11; b *= 1.07) {
+        k.bytes = b;
+        const double t = cm.kernel_time_us(k);
+        CHECK_MESSAGE(t >= prev, name, " kind ", to_string(kind), " bytes ", b);
+        prev = t;
+      }
+    }
+    for (Dtype d : {Dtype::BF16, Dtype::FP8}) {
+      double prev_rate = 0;
+      // Square GEMMs in multiples of the 64-row tile (between multiples, padding makes the
+      // rate a sawtooth by design).
+      for (double s = 64; s <= 32768; s *= 2) {
+        const double rate = cm.achieved_TFLOPS(d, s, s, s);
+        // 2% slack: the measured curve has that much noise between neighbouring sizes.
+        CHECK_MESSAGE(rate >= prev_rate * 0.98, name, " ", to_string(d), " size ", s);
+        prev_rate = std::max(prev_rate, rate);
+      }
+    }
+  }
+}
+
+TEST_CASE("other GPUs: the H200 curve shape scaled by datasheet peaks") {
+  const ComputeModel h20 = ComputeModel::for_gpu(Catalog::builtin().gpu("H20"));
+  const ComputeModel h200 = ComputeModel::for_gpu(Catalog::builtin().gpu("H200-SXM"));
+  // Same ideal time at peak → same fraction: 4000/4800 of the bytes on the H20 runs at the
+  // same fraction of its peak as the H200 at the full byte count.
+  const double b = 64e6;
+  CHECK(h20.achieved_hbm_GBps(b * 4000 / 4800, KernelKind::Gemm) / 4000 ==
+        doctest::Approx(h200.achieved_hbm_GBps(b, KernelKind::Gemm) / 4800));
+  CHECK(h20.peak_TFLOPS(Dtype::FP8) == 296);
+  CHECK(!h20.measured());
+  CHECK(h20.provenance().find("scaled") != std::string::npos);
+}
