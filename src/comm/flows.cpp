@@ -56,22 +56,32 @@ std::vector<int> ring_order(const GroupInfo& g, int c) {
   return seq;
 }
 
-// Parent of position i in a binary heap over `count` items, or -1 for the root.
-int heap_parent(int i) {
-  return i == 0 ? -1 : (i - 1) / 2;
+// Parent of position r in an in-order binary tree over n positions (-1 for the root, 0): r's
+// lowest set bit b says its level; the parent is r with that bit cleared and the next one set,
+// or just cleared when that falls off the end. Neighbouring positions are linked at the low
+// levels, so most edges stay under one leaf switch: this is the layout of NCCL's binary trees
+// (src/graph/trees.cc), which matters for contention on spines.
+int inorder_parent(int r, int n) {
+  if (r == 0) return -1;
+  const int bit = r & -r;
+  const int up = (r ^ bit) | (bit << 1);
+  return up < n ? up : (r ^ bit);
 }
 
-// Double binary tree over `heads` (one device per server): tree 0 is a heap over the order,
-// tree 1 the heap over the reversed order, so most interior nodes of one are leaves of the other
-// (NCCL's double binary tree, Sanders et al. 2009). Each tree carries half the data, up and down.
+// Double binary tree over `heads` (one device per server). The second tree is the first one
+// mirrored (even n) or shifted by one (odd n), so that interior nodes of one tree are leaves of
+// the other (Sanders, Speck, Träff 2009; NCCL's double binary tree). Each tree carries half the
+// data, up (reduce) and down (broadcast).
 void double_tree(const std::vector<int>& heads, double weight, std::vector<Flow>& out) {
   const int n = static_cast<int>(heads.size());
   for (int t = 0; t < 2; ++t) {
-    for (int i = 1; i < n; ++i) {
-      const int child = t == 0 ? i : n - 1 - i;
-      const int parent = t == 0 ? heap_parent(i) : n - 1 - heap_parent(i);
-      const int c = heads[static_cast<std::size_t>(child)];
-      const int p = heads[static_cast<std::size_t>(parent)];
+    // Position → head index for tree t.
+    auto at = [&](int pos) {
+      const int i = t == 0 ? pos : (n % 2 == 0 ? n - 1 - pos : (pos + 1) % n);
+      return heads[static_cast<std::size_t>(i)];
+    };
+    for (int r = 1; r < n; ++r) {
+      const int c = at(r), p = at(inorder_parent(r, n));
       out.push_back({c, p, weight / 2});  // reduce, up
       out.push_back({p, c, weight / 2});  // broadcast, down
     }

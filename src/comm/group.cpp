@@ -9,6 +9,7 @@
 namespace topoplan::comm {
 
 namespace {
+constexpr long kAllPairsServers = 4;
 int arch_index(int sm) {
   return sm < 80 ? 0 : sm < 90 ? 1 : sm < 100 ? 2 : 3;
 }
@@ -25,6 +26,16 @@ std::vector<std::pair<int, double>> nvswitches_of(const Topology& t, int gpu) {
   }
   for (auto& [dev, share] : out) share = total > 0 ? share / total : 0;
   return out;
+}
+
+int sole_switch(const Topology& t, int gpu) {
+  int sw = -1;
+  for (const Adjacent& a : t.neighbours(gpu)) {
+    if (t.device(a.device).type != DeviceType::NvSwitch) continue;
+    if (sw >= 0 && sw != a.device) return -1;
+    sw = a.device;
+  }
+  return sw;
 }
 
 GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
@@ -62,8 +73,16 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
     g.nic_of.emplace_back();
     for (std::size_t i = 0; i < node.size(); ++i) {
       if (nvswitches_of(t, node[i]).empty()) g.nvswitch = false;
+      // Every pair in the first servers; in the others (generated copies of the same server)
+      // only ring neighbours, so that 16k-GPU groups stay cheap.
+      const bool all_pairs = &node - g.by_node.data() < kAllPairsServers;
       for (std::size_t j = 0; j < node.size(); ++j) {
-        if (i == j) continue;
+        if (i == j || (!all_pairs && j != (i + 1) % node.size())) continue;
+        const int sw = sole_switch(t, node[i]);
+        if (sw >= 0 && sole_switch(t, node[j]) == sw) {  // GPU → NVSwitch → GPU: NVL
+          g.intra_class = std::max(g.intra_class, PathClass::NVL);
+          continue;
+        }
         const Path& p = router.path(node[i], node[j]);
         if (p.cls == PathClass::DIS)
           throw InputError("collective: no path from " + t.device(node[i]).id + " to " +
@@ -77,7 +96,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
                            " has no NIC but the group spans several servers");
         nics.insert(nic);
         g.nic_of.back().push_back(nic);
-        g.net_class = std::max(g.net_class, router.path(node[i], nic).cls);
+        if (all_pairs) g.net_class = std::max(g.net_class, router.path(node[i], nic).cls);
       }
     }
     g.channels = std::max(g.channels, static_cast<int>(nics.size()));

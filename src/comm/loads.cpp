@@ -12,6 +12,48 @@ double achieved_GBps(const Topology& t, DirLink d) {
   return l.bw_GBps * (l.efficiency > 0 ? l.efficiency : 1.0);
 }
 
+namespace {
+// Hops that need no search: a flow to a direct neighbour takes the widest link to it, and two
+// GPUs on the same (single) NVSwitch vertex go GPU → switch → GPU, which is NCCL's best path
+// class (NVL) with the fewest hops. Returns false when the Router must decide.
+bool direct_hops(const Topology& t, int src, int dst, std::vector<DirLink>& hops) {
+  hops.clear();
+  DirLink best = -1;
+  for (const Adjacent& a : t.neighbours(src))
+    if (a.device == dst && (best < 0 || t.bw_GBps(a.out) > t.bw_GBps(best))) best = a.out;
+  if (best >= 0) {
+    hops.push_back(best);
+    return true;
+  }
+  if (t.device(src).type != DeviceType::Gpu || t.device(dst).type != DeviceType::Gpu) return false;
+  const int sw = sole_switch(t, src);
+  if (sw < 0 || sole_switch(t, dst) != sw) return false;
+  direct_hops(t, src, sw, hops);
+  std::vector<DirLink> down;
+  direct_hops(t, sw, dst, down);
+  hops.push_back(down.front());
+  return true;
+}
+
+// Flows with the same endpoints merged (rings and trees repeat most intra-server pairs across
+// channels), so each distinct pair is routed once.
+std::vector<Flow> merged(const std::vector<Flow>& flows) {
+  std::vector<Flow> out(flows);
+  std::sort(out.begin(), out.end(), [](const Flow& a, const Flow& b) {
+    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+  });
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (k > 0 && out[k - 1].src == out[i].src && out[k - 1].dst == out[i].dst)
+      out[k - 1].weight += out[i].weight;
+    else
+      out[k++] = out[i];
+  }
+  out.resize(k);
+  return out;
+}
+}  // namespace
+
 std::vector<GroupLoad> evaluate_loads(const Router& router,
                                       const std::vector<std::vector<Flow>>& flows) {
   const Topology& t = router.topology();
@@ -26,15 +68,22 @@ std::vector<GroupLoad> evaluate_loads(const Router& router,
   std::vector<GroupLoad> out(flows.size());
   for (std::size_t g = 0; g < flows.size(); ++g) {
     ++generation;
-    for (const Flow& f : flows[g]) {
-      const Path& p = router.path(f.src, f.dst);
-      if (p.cls == PathClass::DIS)
-        throw InputError("collective: no route from " + t.device(f.src).id + " to " +
-                         t.device(f.dst).id);
-      out[g].worst_class = std::max(out[g].worst_class, p.cls);
-      if (t.device(f.src).node != t.device(f.dst).node)
-        out[g].inter_latency_us = std::max(out[g].inter_latency_us, p.latency_us);
-      for (DirLink d : p.hops) {
+    std::vector<DirLink> shortcut;
+    for (const Flow& f : merged(flows[g])) {
+      const std::vector<DirLink>* hops = &shortcut;
+      if (direct_hops(t, f.src, f.dst, shortcut)) {
+        out[g].worst_class = std::max(out[g].worst_class, PathClass::NVL);
+      } else {
+        const Path& p = router.path(f.src, f.dst);
+        if (p.cls == PathClass::DIS)
+          throw InputError("collective: no route from " + t.device(f.src).id + " to " +
+                           t.device(f.dst).id);
+        out[g].worst_class = std::max(out[g].worst_class, p.cls);
+        if (t.device(f.src).node != t.device(f.dst).node)
+          out[g].inter_latency_us = std::max(out[g].inter_latency_us, p.latency_us);
+        hops = &p.hops;
+      }
+      for (DirLink d : *hops) {
         const auto i = static_cast<std::size_t>(d);
         if (stamp[i] != generation) {
           stamp[i] = generation;

@@ -19,7 +19,7 @@ struct Flow {
 struct GroupInfo {
   std::vector<int> gpus;                  // rank order
   std::vector<std::vector<int>> by_node;  // GPUs per server, servers in order of first appearance
-  std::vector<std::vector<int>> nic_of;  // parallel to by_node: each GPU's NIC (multi-node only)
+  std::vector<std::vector<int>> nic_of;   // parallel to by_node: each GPU's NIC (multi-node only)
   int n = 0;
   int nodes = 0;
   int ppn = 0;  // max GPUs of the group per server
@@ -50,5 +50,7 @@ void direct_flows(const GroupInfo& g, const TrafficMatrix& weights, std::vector<
 // Devices an NVSwitch-attached GPU talks to for in-switch reduction, with the share of its NVLink
 // bandwidth going to each (several physical switches split the traffic by link bandwidth).
 std::vector<std::pair<int, double>> nvswitches_of(const Topology& t, int gpu);
+// The only NVSwitch vertex next to `gpu`; -1 when it has none or several.
+int sole_switch(const Topology& t, int gpu);
 
 }  // namespace topoplan::comm
