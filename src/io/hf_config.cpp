@@ -114,7 +114,11 @@ ModelSpec parse_hf_config(const json& j, const std::string& source) {
   ModelSpec m;
   m.name = name_from_path(source);
   m.description = "Hugging Face " + type + " config";
-  m.sources.push_back("architecture: " + source);
+  // The file name (with its folder for config.json), so output does not depend on where it lies.
+  std::filesystem::path path(source);
+  std::string file =
+      path.filename() == "config.json" ? m.name + "/config.json" : path.filename().string();
+  m.sources.push_back("architecture: Hugging Face config " + file);
   m.hidden = r.integer("hidden_size");
   m.layers = r.integer("num_hidden_layers");
   m.vocab = r.integer("vocab_size");
