@@ -1,9 +1,96 @@
-// Placeholder registration; replaced by the subcommand's implementation.
+// `topoplan plan`: flags here, the search in plan/, text and JSON in report/plan_report.
+#include <iostream>
+#include <memory>
+#include <optional>
+
 #include "cli/commands.hpp"
+#include "cli/topology_options.hpp"
+#include "report/plan_report.hpp"
+#include "topoplan/model.hpp"
+#include "topoplan/plan.hpp"
 
 namespace topoplan::cli {
-void add_plan_command(CLI::App& app, Action& action) {
-  auto* sub = app.add_subcommand("plan", "(not implemented yet)");
-  sub->callback([&action] { action = [] { return 1; }; });
+
+namespace {
+
+struct PlanArgs {
+  std::string model = "deepseek-r1";
+  TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
+  std::string mode = "serve", placement = "tp-pp-dp", max_tp_class;
+  std::optional<int> tp, pp, dp, ep;
+  std::optional<bool> attention_dp;
+  PlanRequest req;
+  bool json = false;
+};
+
+int run_plan(PlanArgs& a) {
+  ModelSpec m = load_model(a.model);
+  Topology t = load_topology(a.topo);
+  Router router(t);
+  a.req.mode = parse_plan_mode(a.mode);
+  a.req.order = parse_placement_order(a.placement);
+  if (!a.max_tp_class.empty()) a.req.max_tp_class = parse_path_class(a.max_tp_class);
+  a.req.tp = a.tp;
+  a.req.pp = a.pp;
+  a.req.dp = a.dp;
+  a.req.ep = a.ep;
+  a.req.attention_dp = a.attention_dp;
+  PlanOutput out = plan(m, router, a.req);
+  if (a.json)
+    report::print_plan_json(std::cout, out);
+  else
+    report::print_plan(std::cout, out);
+  return 0;
 }
+
+void add_workload_flags(CLI::App& sub, PlanArgs& a) {
+  PlanRequest& r = a.req;
+  sub.add_option("--mode", a.mode, "serve | prefill | decode")->capture_default_str();
+  sub.add_option("--batch", r.batch,
+                 "concurrent sequences over all replicas (default: serve searches, else 1)");
+  sub.add_option("--prompt", r.prompt, "input tokens per request")->capture_default_str();
+  sub.add_option("--output", r.output, "output tokens per request")->capture_default_str();
+  sub.add_option("--context", r.context, "KV tokens during decode (default prompt + output/2)");
+  sub.add_option("--tpot-max", r.tpot_max_ms, "TPOT limit in ms (serve picks the batch)");
+  sub.add_option("--ttft-max", r.ttft_max_ms, "TTFT limit in ms");
+  sub.add_option("--mtp-accept", r.mtp_accept,
+                 "speculative decoding: tokens accepted per verify step (0 = off)");
+  sub.add_option("--mtp-draft", r.mtp_draft, "draft tokens per step")->capture_default_str();
+  sub.add_option("--mem-util", r.mem_util, "HBM fraction the engine may use (vLLM default)")
+      ->capture_default_str();
+  sub.add_option("--prefill-chunk", r.prefill_chunk, "tokens per prefill chunk")
+      ->capture_default_str();
+}
+
+void add_strategy_flags(CLI::App& sub, PlanArgs& a) {
+  sub.add_option("--gpus", a.req.gpus, "GPUs to use (default: all of the topology)");
+  sub.add_option("--tp", a.tp, "pin tensor parallel size");
+  sub.add_option("--pp", a.pp, "pin pipeline stages");
+  sub.add_option("--dp", a.dp, "pin data-parallel replicas");
+  sub.add_option("--ep", a.ep, "pin expert parallel size (divides tp)");
+  sub.add_option("--attention-dp", a.attention_dp, "pin attention data parallelism (true/false)");
+  sub.add_option("--max-tp-class", a.max_tp_class,
+                 "worst path class a TP group may use (NVL, PIX, PXB, PHB, SYS, NET)");
+  sub.add_option("--placement", a.placement, "tp-pp-dp | dp-pp-tp | pp-tp-dp | optimized")
+      ->capture_default_str();
+  sub.add_option("--top", a.req.top, "strategies shown in the table")->capture_default_str();
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app, Action& action) {
+  auto a = std::make_shared<PlanArgs>();
+  auto* sub = app.add_subcommand(
+      "plan", "rank sharding strategies of a model on a topology: memory, TTFT, TPOT, tokens/s");
+  sub->add_option("--model", a->model, "built-in model name or JSON/config.json file")
+      ->capture_default_str();
+  sub->add_option("--topology", a->topo.topology, "built-in topology name or JSON file")
+      ->capture_default_str();
+  add_cluster_flags(*sub, a->topo);
+  add_workload_flags(*sub, *a);
+  add_strategy_flags(*sub, *a);
+  sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
+  sub->callback([&action, a] { action = [a] { return run_plan(*a); }; });
+}
+
 }  // namespace topoplan::cli

@@ -1,2 +1,280 @@
-// Owned by the plan command's module; placeholder until it lands.
-namespace topoplan::report {}
+// Output of `topoplan plan`: JSON (keys are a contract, docs/planner.md "Output") and the
+// readable report (ranked table, best plan memory/breakdown/placement, explanation, Pareto).
+#include "report/plan_report.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "report/table.hpp"
+
+namespace topoplan::report {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+ordered_json strategy_json(const Strategy& s) {
+  return {{"tp", s.tp}, {"pp", s.pp}, {"ep", s.ep}, {"dp", s.dp}, {"attention_dp", s.attention_dp}};
+}
+
+ordered_json breakdown_json(const TimeBreakdown& b) {
+  ordered_json j;
+  for (const auto& [name, us] : terms(b)) j[name + "_us"] = us;
+  j["total_us"] = b.total_us();
+  return j;
+}
+
+ordered_json memory_json(const MemoryPerGpu& m) {
+  return {
+      {"capacity_bytes", m.capacity_bytes},         {"reserve_bytes", m.reserve_bytes},
+      {"weights_bytes", m.weights_bytes},           {"activations_bytes", m.activations_bytes},
+      {"comm_buffers_bytes", m.comm_buffers_bytes}, {"kv_capacity_bytes", m.kv_capacity_bytes},
+      {"kv_used_bytes", m.kv_used_bytes},           {"kv_bytes_per_token", m.kv_bytes_per_token}};
+}
+
+ordered_json placement_json(const Placement& p) {
+  ordered_json arr = ordered_json::array();
+  for (const RankPlacement& r : p.ranks)
+    arr.push_back({{"rank", r.rank},
+                   {"device", r.device_id},
+                   {"node", r.node},
+                   {"gpu", r.local_gpu},
+                   {"nic", r.nic_id},
+                   {"tp_rank", r.tp_rank},
+                   {"pp_rank", r.pp_rank},
+                   {"dp_rank", r.dp_rank}});
+  return arr;
+}
+
+ordered_json groups_json(const std::vector<GroupSummary>& gs) {
+  ordered_json arr = ordered_json::array();
+  for (const GroupSummary& g : gs)
+    arr.push_back({{"kind", g.kind},
+                   {"groups", g.groups},
+                   {"size", g.size},
+                   {"class", to_string(g.worst_class)},
+                   {"bottleneck_GBps", g.bottleneck_GBps},
+                   {"bottleneck_link", g.bottleneck_link},
+                   {"crosses_nodes", g.crosses_nodes}});
+  return arr;
+}
+
+ordered_json plan_json(const PlanResult& p) {
+  ordered_json j{{"strategy", strategy_json(p.strategy)},
+                 {"fits", p.fits},
+                 {"reason", p.reason},
+                 {"meets_limits", p.meets_limits},
+                 {"memory_per_gpu_bytes", p.memory.used_bytes()},
+                 {"memory", memory_json(p.memory)},
+                 {"max_batch", p.max_batch},
+                 {"batch", p.batch},
+                 {"ttft_ms", p.ttft_ms},
+                 {"tpot_ms", p.tpot_ms},
+                 {"tokens_per_s", p.tokens_per_s},
+                 {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
+                 {"tokens_per_s_per_user", p.tokens_per_s_per_user}};
+  j["breakdown"] = {{"decode", breakdown_json(p.decode)}, {"prefill", breakdown_json(p.prefill)}};
+  j["placement"] = ordered_json::array();
+  j["groups"] = groups_json(p.groups);
+  return j;
+}
+
+ordered_json request_json(const PlanOutput& o) {
+  const PlanRequest& r = o.request;
+  ordered_json j{{"model", o.model},
+                 {"topology", o.topology},
+                 {"gpu", o.gpu},
+                 {"gpus", o.gpus},
+                 {"mode", to_string(r.mode)},
+                 {"batch", r.batch},
+                 {"prompt", r.prompt},
+                 {"output", r.output},
+                 {"context", o.context},
+                 {"tpot_max_ms", r.tpot_max_ms},
+                 {"ttft_max_ms", r.ttft_max_ms},
+                 {"mtp_accept", r.mtp_accept},
+                 {"mtp_draft", r.mtp_draft},
+                 {"placement", to_string(r.order)},
+                 {"mem_util", r.mem_util},
+                 {"prefill_chunk", r.prefill_chunk}};
+  return j;
+}
+
+}  // namespace
+
+void print_plan_json(std::ostream& os, const PlanOutput& out) {
+  ordered_json j;
+  j["request"] = request_json(out);
+  j["strategies_evaluated"] = out.strategies_evaluated;
+  ordered_json plans = ordered_json::array();
+  for (std::size_t i = 0; i < out.plans.size(); ++i) {
+    ordered_json p = plan_json(out.plans[i]);
+    if (i == 0 && out.placement) p["placement"] = placement_json(*out.placement);
+    plans.push_back(std::move(p));
+  }
+  j["plans"] = std::move(plans);
+  ordered_json pareto = ordered_json::array();
+  for (const ParetoPoint& p : out.pareto)
+    pareto.push_back({{"strategy", strategy_json(p.strategy)},
+                      {"batch", p.batch},
+                      {"tpot_ms", p.tpot_ms},
+                      {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
+                      {"tokens_per_s_per_user", p.tokens_per_s_per_user}});
+  j["pareto"] = std::move(pareto);
+  j["explanation"] = out.explanation;
+  if (out.bad_placement) {
+    const PlanResult& b = *out.bad_placement;
+    j["bad_placement"] = {{"order", out.bad_order},
+                          {"tpot_ms", b.tpot_ms},
+                          {"ttft_ms", b.ttft_ms},
+                          {"tokens_per_s_per_gpu", b.tokens_per_s_per_gpu}};
+  }
+  os << j.dump(2) << "\n";
+}
+
+}  // namespace topoplan::report
+
+namespace topoplan::report {
+
+namespace {
+
+std::string gbytes(double b) {
+  return fmt("%.1f GB", b / 1e9);
+}
+
+std::string batch_text(double b) {
+  return b >= 1e6 ? fmt("%.3g", b) : fmt("%.0f", b);
+}
+
+void print_header(std::ostream& os, const PlanOutput& o) {
+  const PlanRequest& r = o.request;
+  os << "topoplan plan: " << o.model << " on " << o.topology << " (" << o.gpus << "x " << o.gpu
+     << "), mode " << to_string(r.mode) << "\n";
+  os << "workload: prompt " << fmt("%.0f", r.prompt) << ", output " << fmt("%.0f", r.output)
+     << ", decode context " << fmt("%.0f", o.context)
+     << (r.context > 0 ? "" : " (prompt + output/2)") << ", batch "
+     << (r.batch > 0 ? batch_text(r.batch)
+                     : (r.mode == PlanMode::Serve ? "searched" : std::string("1")));
+  if (r.tpot_max_ms > 0) os << ", TPOT <= " << fmt("%g", r.tpot_max_ms) << " ms";
+  if (r.ttft_max_ms > 0) os << ", TTFT <= " << fmt("%g", r.ttft_max_ms) << " ms";
+  if (r.mtp_accept > 0)
+    os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
+  os << "\n"
+     << o.strategies_evaluated << " strategies evaluated; placement " << to_string(r.order)
+     << "; tokens/s are output tokens" << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "")
+     << "\n\n";
+}
+
+void print_ranking(std::ostream& os, const PlanOutput& o) {
+  Table t({"#", "strategy", "fits", "mem/GPU", "max batch", "batch", "TTFT ms", "TPOT ms", "tok/s",
+           "tok/s/GPU", "tok/s/user"});
+  int shown = 0, infeasible = 0;
+  for (const PlanResult& p : o.plans) {
+    if (!p.fits) {
+      ++infeasible;
+      continue;
+    }
+    if (shown >= o.request.top) continue;
+    ++shown;
+    t.add_row({std::to_string(shown), to_string(p.strategy), p.meets_limits ? "yes" : "limits",
+               gbytes(p.memory.used_bytes()), batch_text(p.max_batch), batch_text(p.batch),
+               fmt("%.1f", p.ttft_ms), fmt("%.2f", p.tpot_ms), fmt("%.0f", p.tokens_per_s),
+               fmt("%.1f", p.tokens_per_s_per_gpu), fmt("%.1f", p.tokens_per_s_per_user)});
+  }
+  t.print(os);
+  int fitting = static_cast<int>(o.plans.size()) - infeasible;
+  if (fitting > shown) os << "(" << fitting - shown << " more fitting strategies; --top N)\n";
+  if (infeasible > 0) {
+    os << infeasible << " strategies do not fit, e.g.:\n";
+    int n = 0;
+    for (const PlanResult& p : o.plans)
+      if (!p.fits && n++ < 3) os << "  " << to_string(p.strategy) << ": " << p.reason << "\n";
+  }
+}
+
+void print_memory(std::ostream& os, const MemoryPerGpu& m) {
+  os << "Memory per GPU: weights " << gbytes(m.weights_bytes) << ", KV cache "
+     << gbytes(m.kv_used_bytes) << " used of " << gbytes(m.kv_capacity_bytes) << " free ("
+     << fmt("%.0f", m.kv_bytes_per_token) << " B/token), workspace " << gbytes(m.activations_bytes)
+     << ", NCCL buffers " << gbytes(m.comm_buffers_bytes) << ", reserve " << gbytes(m.reserve_bytes)
+     << "; capacity " << gbytes(m.capacity_bytes) << "\n";
+}
+
+void print_breakdowns(std::ostream& os, const PlanResult& p) {
+  Table t({"term", "decode step µs", "share", "prefill (TTFT) µs", "share"});
+  auto d = terms(p.decode), f = terms(p.prefill);
+  double dt = p.decode.total_us(), ft = p.prefill.total_us();
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    if (d[i].second <= 0 && f[i].second <= 0) continue;
+    t.add_row({d[i].first, fmt("%.1f", d[i].second), fmt("%.1f%%", 100 * d[i].second / dt),
+               fmt("%.1f", f[i].second), fmt("%.1f%%", 100 * f[i].second / ft)});
+  }
+  t.add_row({"total", fmt("%.1f", dt), "100%", fmt("%.1f", ft), "100%"});
+  t.print(os, "  ");
+}
+
+void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& best) {
+  const Placement& pl = *o.placement;
+  Table t({"rank", "device", "node", "GPU", "NIC", "tp", "pp", "dp"});
+  std::size_t limit = 16;
+  for (std::size_t i = 0; i < pl.ranks.size() && i < limit; ++i) {
+    const RankPlacement& r = pl.ranks[i];
+    t.add_row({std::to_string(r.rank), r.device_id, std::to_string(r.node),
+               std::to_string(r.local_gpu), r.nic_id.empty() ? "-" : r.nic_id,
+               std::to_string(r.tp_rank), std::to_string(r.pp_rank), std::to_string(r.dp_rank)});
+  }
+  os << "Placement (" << to_string(pl.order) << "):\n";
+  t.print(os, "  ");
+  if (pl.ranks.size() > limit)
+    os << "  ... " << pl.ranks.size() - limit << " more ranks (--json)\n";
+  Table g({"group", "groups", "size", "class", "bottleneck GB/s", "link", "crosses nodes"});
+  for (const GroupSummary& s : best.groups)
+    g.add_row({s.kind, std::to_string(s.groups), std::to_string(s.size),
+               std::string(to_string(s.worst_class)), fmt("%.0f", s.bottleneck_GBps),
+               s.bottleneck_link.empty() ? "-" : s.bottleneck_link,
+               s.crosses_nodes ? "yes" : "no"});
+  g.print(os, "  ");
+  if (o.bad_placement && o.bad_placement->fits) {
+    const PlanResult& b = *o.bad_placement;
+    os << "  Under " << o.bad_order << " order the same plan would run TPOT "
+       << fmt("%.2f", b.tpot_ms) << " ms (" << fmt("%.2fx", b.tpot_ms / best.tpot_ms) << "), TTFT "
+       << fmt("%.1f", b.ttft_ms) << " ms (" << fmt("%.2fx", b.ttft_ms / best.ttft_ms) << ")"
+       << (b.tpot_ms / best.tpot_ms < 1.001 ? ": the same GPUs and paths on this topology" : "")
+       << ".\n";
+  }
+}
+
+void print_pareto(std::ostream& os, const PlanOutput& o) {
+  if (o.pareto.size() < 2) return;
+  os << "Pareto front (tokens/s/GPU vs tokens/s/user over strategies and batches):\n";
+  Table t({"tok/s/user", "tok/s/GPU", "TPOT ms", "strategy", "batch"});
+  std::size_t step = std::max<std::size_t>(1, (o.pareto.size() + 11) / 12);
+  for (std::size_t i = 0; i < o.pareto.size(); i += step) {
+    const ParetoPoint& p = o.pareto[i];
+    t.add_row({fmt("%.1f", p.tokens_per_s_per_user), fmt("%.1f", p.tokens_per_s_per_gpu),
+               fmt("%.2f", p.tpot_ms), to_string(p.strategy), batch_text(p.batch)});
+  }
+  t.print(os, "  ");
+}
+
+}  // namespace
+
+void print_plan(std::ostream& os, const PlanOutput& o) {
+  print_header(os, o);
+  print_ranking(os, o);
+  if (o.plans.empty() || !o.plans.front().fits) {
+    os << "\nNo strategy fits. Try more GPUs (--nodes), a shorter --prompt/--output, or "
+          "--mem-util.\n";
+    return;
+  }
+  const PlanResult& best = o.plans.front();
+  os << "\nBest: " << to_string(best.strategy) << " at batch " << batch_text(best.batch) << "\n";
+  print_memory(os, best.memory);
+  print_breakdowns(os, best);
+  if (o.placement) print_placement(os, o, best);
+  if (!o.explanation.empty()) os << "Why: " << o.explanation << "\n";
+  if (o.request.mode == PlanMode::Serve) print_pareto(os, o);
+}
+
+}  // namespace topoplan::report

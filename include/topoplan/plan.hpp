@@ -1,0 +1,191 @@
+// Inference planner: enumerates parallel strategies (TP × PP × DP, EP, attention DP) for a model
+// on a topology, checks memory per GPU, estimates prefill (TTFT) and decode (TPOT) from the
+// compute model (perf.hpp) and the collective engine (collective.hpp) on the actual placement,
+// and ranks the strategies. Formulas, assumptions and accuracy: docs/planner.md.
+//
+// Conventions: times in µs inside the library (ms in the request limits and results, as users
+// quote them), bytes per GPU, tokens/s counts OUTPUT tokens (decode) unless stated.
+// A strategy that does not fit is a result with a reason, never an exception.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "topoplan/collective.hpp"
+#include "topoplan/model.hpp"
+#include "topoplan/placement.hpp"
+#include "topoplan/route.hpp"
+
+namespace topoplan {
+
+// serve: steady-state serving (prefill + decode) maximising tokens/s/GPU under the limits;
+// decode: minimise TPOT at the batch; prefill: minimise TTFT of the batch.
+enum class PlanMode { Serve, Prefill, Decode };
+std::string_view to_string(PlanMode m);             // "serve", "prefill", "decode"
+PlanMode parse_plan_mode(std::string_view text);    // UnknownNameError on anything else
+PathClass parse_path_class(std::string_view text);  // "NVL", "PIX", ... (case-insensitive)
+
+struct PlanRequest {
+  PlanMode mode = PlanMode::Serve;
+  // Concurrent sequences over all replicas. 0: serve searches the best batch; decode and
+  // prefill use 1.
+  double batch = 0;
+  double prompt = 1024;  // input tokens per request
+  double output = 1024;  // output tokens per request
+  double context = 0;    // tokens in the KV cache during decode; 0: prompt + output / 2
+  double tpot_max_ms = 0, ttft_max_ms = 0;  // 0: no limit
+  int gpus = 0;                             // 0: every GPU of the topology
+  std::optional<int> tp, pp, dp, ep;        // pins
+  std::optional<bool> attention_dp;
+  std::optional<PathClass> max_tp_class;  // TP groups may not use a worse path class
+  // Speculative decoding (MTP): mtp_accept = A tokens accepted per verify step (1 ≤ A ≤ 1 + d),
+  // each step verifies 1 + mtp_draft tokens per sequence. 0: off.
+  double mtp_accept = 0;
+  int mtp_draft = 1;
+  PlacementOrder order = PlacementOrder::TpPpDp;
+  // Fraction of HBM the engine may use (vLLM gpu_memory_utilization default 0.9); the rest is
+  // the reserve (CUDA context, CUDA graphs, allocator fragmentation).
+  double mem_util = 0.9;
+  double prefill_chunk = 8192;  // tokens per prefill chunk (SGLang chunked_prefill_size 8192)
+  int top = 5;                  // plans the report prints in full
+
+  double decode_context() const { return context > 0 ? context : prompt + output / 2; }
+  double max_sequence() const;  // KV tokens one sequence may need: max(prompt + output, context)
+  double tokens_per_step() const { return mtp_accept > 0 ? mtp_accept : 1; }
+  // Throws InputError("--flag", "", why) on a negative or inconsistent value.
+  void validate(const ModelSpec& m) const;
+};
+
+// Bytes per GPU (the most loaded GPU: first pipeline stage for KV, heaviest for weights).
+struct MemoryPerGpu {
+  double capacity_bytes = 0;
+  double reserve_bytes = 0;       // (1 − mem_util) × capacity
+  double weights_bytes = 0;       // weight_bytes_per_gpu (MTP module when speculating)
+  double activations_bytes = 0;   // prefill-chunk workspace + sampler logits
+  double comm_buffers_bytes = 0;  // NCCL buffers of the communicators this GPU joins
+  double kv_capacity_bytes = 0;   // what is left for the KV cache (may be negative)
+  double kv_used_bytes = 0;       // KV cache of the chosen batch
+  double kv_bytes_per_token = 0;  // on this GPU, per token of a sequence it holds
+  double used_bytes() const {
+    return reserve_bytes + weights_bytes + activations_bytes + comm_buffers_bytes + kv_used_bytes;
+  }
+};
+
+// One step's critical path in µs; the terms sum to total_us. Kernel time is split into its
+// floor, its compute term (when compute-bound) or its memory term divided by bytes kind.
+struct TimeBreakdown {
+  double weights_us = 0;       // memory-bound time reading weights
+  double kv_us = 0;            // memory-bound time reading/writing the KV cache
+  double activations_us = 0;   // memory-bound time on other bytes
+  double compute_us = 0;       // compute-bound kernels' tensor-core time
+  double floors_us = 0;        // per-kernel floors × launches
+  double tp_allreduce_us = 0;  // TP all-reduces (and the logits all-gather)
+  double dp_gather_us = 0;     // attention-DP all-gather + reduce-scatter around TP MLP/MoE
+  double ep_alltoall_us = 0;   // MoE dispatch + combine
+  double pp_sendrecv_us = 0;   // activations between pipeline stages
+  double bubble_us = 0;        // pipeline stages idle (fill/drain, uneven stages)
+  double total_us() const;
+  TimeBreakdown& operator+=(const TimeBreakdown& o);
+  TimeBreakdown scaled(double f) const;
+};
+// (name, value) pairs in the fixed order above ("weights", "kv", ...).
+std::vector<std::pair<std::string, double>> terms(const TimeBreakdown& b);
+
+// Collective bytes of one layer for one replica step of `tokens` tokens (the volumes the
+// collective engine is asked to move).
+struct LayerTraffic {
+  int tp_allreduces = 0;                  // all-reduces per layer (0 under attention DP)
+  double tp_allreduce_bytes = 0;          // message size of each (tokens × hidden × act bytes)
+  double dp_gather_bytes = 0;             // all-gather + reduce-scatter buffer (nccl-tests size)
+  double ep_dispatch_bytes_per_rank = 0;  // bytes one EP rank sends in the dispatch
+  double ep_combine_bytes_per_rank = 0;   // and in the combine
+  double pp_bytes = 0;                    // sent to the next stage
+};
+LayerTraffic layer_traffic(const ModelSpec& m, LayerType t, const Strategy& s, double tokens);
+
+// The GPUs a plan uses and how it serves; `fits` false carries `reason`.
+struct PlanResult {
+  Strategy strategy;
+  bool fits = false;
+  std::string reason;         // empty when fits
+  bool meets_limits = false;  // fits and TTFT/TPOT within the request's limits
+  MemoryPerGpu memory;
+  double max_batch = 0;  // concurrent sequences (all replicas) at max_sequence()
+  double batch = 0;      // the batch the figures below are for (all replicas)
+  double ttft_ms = 0, tpot_ms = 0;
+  double tokens_per_s = 0;  // output tokens/s of all replicas (prefill mode: input tokens/s)
+  double tokens_per_s_per_gpu = 0;
+  double tokens_per_s_per_user = 0;
+  TimeBreakdown decode;   // one decode step (TPOT × accepted tokens)
+  TimeBreakdown prefill;  // TTFT
+  std::vector<GroupSummary> groups;
+};
+
+// One (strategy, batch) point of the throughput/interactivity trade-off.
+struct ParetoPoint {
+  Strategy strategy;
+  double batch = 0;
+  double tpot_ms = 0;
+  double tokens_per_s_per_gpu = 0;
+  double tokens_per_s_per_user = 0;
+};
+
+struct PlanOutput {
+  std::string model, topology, gpu;
+  int gpus = 0;
+  PlanRequest request;                 // as given
+  double context = 0;                  // decode context used
+  std::vector<PlanResult> plans;       // ranked: fitting and within limits first, by the objective
+  std::vector<ParetoPoint> pareto;     // non-dominated over every fitting strategy and batch
+  std::string explanation;             // why the best plan beats the runner-up
+  std::optional<Placement> placement;  // of the best plan
+  std::optional<PlanResult> bad_placement;  // the best plan under dp-pp-tp order
+  std::string bad_order;
+  int strategies_evaluated = 0;
+};
+
+// Every strategy of `gpus` GPUs allowed by the pins (tp × pp × dp = gpus; ep | tp and
+// attention DP for MoE models with tp > 1), in a stable order.
+std::vector<Strategy> enumerate_strategies(const ModelSpec& m, int gpus, const PlanRequest& r);
+// Why the model cannot be split this way ("" when it can): heads, kv_heads, experts,
+// intermediate sizes, layers.
+std::string divisibility_reason(const ModelSpec& m, const Strategy& s);
+
+// Evaluates strategies on one topology. Caches placements and collective costs per (group set,
+// size), so a search over thousands of (strategy, batch) points stays fast. Not thread-safe.
+class Planner {
+ public:
+  Planner(const ModelSpec& model, const Router& router, PlanRequest request);
+  ~Planner();
+  Planner(Planner&&) noexcept;
+  Planner& operator=(Planner&&) noexcept;
+
+  // Memory per GPU with no batch (kv_used_bytes = 0) and the per-replica max batch.
+  MemoryPerGpu memory(const Strategy& s) const;
+  double max_batch(const Strategy& s) const;  // all replicas; 0 when one sequence does not fit
+  // One decode step of each replica at `batch` sequences (all replicas), context tokens each.
+  TimeBreakdown decode_step(const Strategy& s, double batch, double context,
+                            PlacementOrder order) const;
+  // TTFT of `batch` prompts (all replicas) of `prompt` tokens arriving together.
+  TimeBreakdown prefill(const Strategy& s, double batch, double prompt, PlacementOrder order) const;
+  // The full evaluation at `batch` (0: the request's choice / the search).
+  PlanResult evaluate(const Strategy& s, double batch = 0) const;
+  PlanResult evaluate(const Strategy& s, double batch, PlacementOrder order) const;
+  // Enumerates, evaluates, ranks, builds the Pareto front and the explanation.
+  PlanOutput run() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Convenience: load nothing, just build a Planner and run it.
+PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest& request);
+
+std::string to_string(const Strategy& s);  // "tp8 pp1 dp1 ep8 adp"
+
+}  // namespace topoplan

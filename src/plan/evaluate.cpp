@@ -1,0 +1,147 @@
+// One strategy: feasibility (divisibility, TP path class, memory), the batch sweep and the
+// serving figures at the chosen batch (docs/planner.md, "Throughput").
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "plan/planner_impl.hpp"
+#include "topoplan/units.hpp"
+
+namespace topoplan {
+
+namespace {
+
+std::string gb(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / kGB);
+  return buf;
+}
+
+// Serve: unit, 2·unit, 4·unit, … below the max, then the max (unit = one sequence per
+// attention-DP rank so every rank has work).
+std::vector<double> serve_batches(const Strategy& s, double max_batch) {
+  double unit = (s.attention_dp ? s.tp : 1) * double(s.dp), cap = max_batch;
+  std::vector<double> out;
+  for (double b = unit; b < cap; b *= 2) out.push_back(b);
+  out.push_back(cap);
+  return out;
+}
+
+}  // namespace
+
+std::string Planner::Impl::infeasible_reason(const Planner& p, const Strategy& s,
+                                             PlacementOrder order) const {
+  std::string why = divisibility_reason(model, s);
+  if (!why.empty()) return why;
+  if (req.max_tp_class && s.tp > 1) {
+    const Placement& pl = placer.place(s, order);
+    GroupSummary g = summarize_group(*router, "tp", pl.tp_groups, false);
+    if (g.worst_class > *req.max_tp_class)
+      return "TP group uses path class " + std::string(to_string(g.worst_class)) +
+             ", worse than --max-tp-class " + std::string(to_string(*req.max_tp_class));
+  }
+  MemoryPerGpu mem = p.memory(s);
+  double usable = mem.capacity_bytes - mem.reserve_bytes;
+  double fixed = mem.weights_bytes + mem.activations_bytes + mem.comm_buffers_bytes;
+  if (fixed > usable)
+    return "weights " + gb(mem.weights_bytes) + " + workspace/buffers " +
+           gb(mem.activations_bytes + mem.comm_buffers_bytes) + " exceed " + gb(usable) +
+           " usable per GPU";
+  double seq = mem.kv_bytes_per_token * req.max_sequence();
+  if (mem.kv_capacity_bytes < seq)
+    return "KV cache of one " + std::to_string(static_cast<long long>(req.max_sequence())) +
+           "-token sequence needs " + gb(seq) + ", only " + gb(mem.kv_capacity_bytes) + " left";
+  return "";
+}
+
+std::vector<BatchPoint> Planner::Impl::batch_points(const Planner& p, const Strategy& s,
+                                                    PlacementOrder order, double max_batch,
+                                                    double batch) const {
+  std::vector<double> batches;
+  if (batch > 0)
+    batches = {batch};
+  else if (req.mode == PlanMode::Serve)
+    batches = serve_batches(s, max_batch);
+  else
+    batches = {1};
+  double A = req.tokens_per_step(), P = req.prompt, O = req.output, G = s.gpus();
+  std::vector<BatchPoint> out;
+  for (double B : batches) {
+    BatchPoint pt;
+    pt.batch = B;
+    pt.decode = p.decode_step(s, B, req.decode_context(), order);
+    pt.step_us = pt.decode.total_us();
+    pt.tpot_ms = pt.step_us / A / 1e3;
+    if (req.mode == PlanMode::Serve) {
+      // A newly arrived request: one prompt (one per attention-DP rank, which all run together).
+      pt.prefill = p.prefill(s, (s.attention_dp ? s.tp : 1) * double(s.dp), P, order);
+      // Steady state without disaggregation: over a request's life the replica prefills the
+      // prompts of its B sequences and runs O / A decode steps for them.
+      double prompts_us = p.prefill(s, B, P, order).total_us();
+      pt.tokens_per_s = B * O / (prompts_us + O / A * pt.step_us) * kUsPerS;
+      pt.tokens_per_s_per_user = pt.tokens_per_s / B;
+    } else {
+      pt.prefill = p.prefill(s, B, P, order);
+      if (req.mode == PlanMode::Decode) {
+        pt.tokens_per_s = B * A / pt.step_us * kUsPerS;
+        pt.tokens_per_s_per_user = pt.tokens_per_s / B;
+      } else {
+        pt.tokens_per_s = B * P / pt.prefill.total_us() * kUsPerS;  // input tokens/s
+        pt.tokens_per_s_per_user = P / pt.prefill.total_us() * kUsPerS;
+      }
+    }
+    pt.ttft_us = pt.prefill.total_us();
+    pt.tokens_per_s_per_gpu = pt.tokens_per_s / G;
+    pt.meets_limits = (req.tpot_max_ms <= 0 || pt.tpot_ms <= req.tpot_max_ms) &&
+                      (req.ttft_max_ms <= 0 || pt.ttft_us / 1e3 <= req.ttft_max_ms);
+    out.push_back(pt);
+  }
+  return out;
+}
+
+PlanResult Planner::Impl::evaluate(const Planner& p, const Strategy& s, double batch,
+                                   PlacementOrder order, std::vector<BatchPoint>* points) const {
+  PlanResult r;
+  r.strategy = s;
+  r.reason = infeasible_reason(p, s, order);
+  if (!divisibility_reason(model, s).empty()) return r;
+  r.memory = p.memory(s);
+  if (!r.reason.empty()) return r;
+  r.max_batch = p.max_batch(s);
+  if (batch <= 0) batch = req.batch;
+  if (batch > r.max_batch) {
+    r.reason = "batch " + std::to_string(static_cast<long long>(batch)) +
+               " exceeds the largest that fits (" +
+               std::to_string(static_cast<long long>(r.max_batch)) + ")";
+    return r;
+  }
+  std::vector<BatchPoint> pts = batch_points(p, s, order, r.max_batch, batch);
+  // The best point within the limits; if none, the smallest batch (the fastest per user).
+  const BatchPoint* best = nullptr;
+  for (const BatchPoint& pt : pts)
+    if (pt.meets_limits && (!best || pt.tokens_per_s > best->tokens_per_s)) best = &pt;
+  if (!best) best = &pts.front();
+  r.fits = true;
+  r.meets_limits = best->meets_limits;
+  r.batch = best->batch;
+  r.memory = memory_at_batch(r.memory, s, r.batch, req.max_sequence());
+  r.ttft_ms = best->ttft_us / 1e3;
+  r.tpot_ms = best->tpot_ms;
+  r.tokens_per_s = best->tokens_per_s;
+  r.tokens_per_s_per_gpu = best->tokens_per_s_per_gpu;
+  r.tokens_per_s_per_user = best->tokens_per_s_per_user;
+  r.decode = best->decode;
+  r.prefill = best->prefill;
+  if (points) *points = std::move(pts);
+  return r;
+}
+
+PlanResult Planner::evaluate(const Strategy& s, double batch) const {
+  return impl_->evaluate(*this, s, batch, impl_->req.order, nullptr);
+}
+
+PlanResult Planner::evaluate(const Strategy& s, double batch, PlacementOrder order) const {
+  return impl_->evaluate(*this, s, batch, order, nullptr);
+}
+
+}  // namespace topoplan

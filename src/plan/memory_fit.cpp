@@ -1,0 +1,86 @@
+// Memory per GPU: weights shard, prefill workspace, NCCL buffers, reserve, and what is left for
+// the KV cache → the largest batch at the request's sequence length (docs/planner.md, "Memory").
+#include <algorithm>
+#include <cmath>
+
+#include "plan/planner_impl.hpp"
+#include "topoplan/units.hpp"
+
+namespace topoplan {
+
+namespace {
+
+// NCCL_BUFFSIZE default: 4 MiB per channel per peer connection for the Simple protocol
+// (NCCL docs, "Environment Variables", NCCL_BUFFSIZE: "default is 4194304 (4 MiB)").
+constexpr double kNcclBuffBytes = 4 * kMiB;
+// Point-to-point channels per peer (NCCL_NCHANNELS_PER_NET_PEER default 2, NCCL docs; NCCL uses
+// the same small count for intra-node P2P send/recv).
+constexpr double kP2pChannelsPerPeer = 2;
+// Sampler logits for up to 256 sequences in fp32 (vLLM max_num_seqs default 256; the profile
+// run sizes the sampler for it, vLLM EngineArgs).
+constexpr double kSamplerSeqs = 256;
+
+// Live activation bytes per replica token of one layer while a prefill chunk runs: the residual
+// stream and normalised input (2h), the attention projections of the local heads, the MLP's
+// gate/up/act outputs (3 × local intermediate), and for MoE the routed copies this rank receives.
+double workspace_bytes(const ModelSpec& m, const Strategy& s, double chunk) {
+  double act = element_bytes(m.dtypes.activations), h = m.hidden, tp = s.tp;
+  double heads = s.attention_dp ? m.heads : m.heads / tp;
+  double qkv = m.attention == AttentionKind::Mla
+                   ? heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim)
+                   : (heads + 2.0 * std::max(1.0, m.kv_heads / tp)) * m.head_dim;
+  double attn_tokens = s.attention_dp ? chunk / tp : chunk;
+  double attn = attn_tokens * (3 * h + qkv);
+  double mlp = chunk * (2 * h + 3 * m.intermediate / tp);
+  if (m.is_moe()) {
+    int shared =
+        m.moe.num_shared_experts *
+        (m.moe.shared_intermediate > 0 ? m.moe.shared_intermediate : m.moe.expert_intermediate);
+    double routed =
+        chunk * m.moe.top_k / s.ep * (2 * h + 3.0 * m.moe.expert_intermediate * s.ep / tp);
+    mlp = std::max(mlp, chunk * (2 * h + 3 * shared / tp) + routed);
+  }
+  return act * std::max(attn, mlp);
+}
+
+}  // namespace
+
+MemoryPerGpu Planner::memory(const Strategy& s) const {
+  const Impl& x = *impl_;
+  const ModelSpec& m = x.model;
+  MemoryPerGpu r;
+  r.capacity_bytes = x.gpu.memory_bytes;
+  r.reserve_bytes = (1 - x.req.mem_util) * r.capacity_bytes;
+  ShardLayout layout{
+      .shard = x.shard(s), .pp = s.pp, .load_mtp = x.req.mtp_accept > 0 && m.mtp_modules > 0};
+  r.weights_bytes = weight_bytes_per_gpu(m, layout);
+  double logits = kSamplerSeqs * m.vocab / (s.attention_dp ? 1.0 : s.tp) * 4;
+  r.activations_bytes = workspace_bytes(m, s, x.req.prefill_chunk) + logits;
+  // A ring communicator keeps a buffer per channel for each of its two ring neighbours; the
+  // channel count is what the collective engine picks for a large TP all-reduce.
+  if (s.tp > 1) {
+    const Placement& pl = x.placer.place(s, x.req.order);
+    int channels = x.comm.cost(CollOp::AllReduce, pl.tp_groups.front(), 256 * kMiB).channels;
+    r.comm_buffers_bytes += channels * 2 * kNcclBuffBytes;
+    if (s.attention_dp && s.ep == s.tp)  // all-to-all: send + receive buffers to every peer
+      r.comm_buffers_bytes += (s.ep - 1) * 2 * kP2pChannelsPerPeer * kNcclBuffBytes;
+  }
+  if (s.pp > 1) r.comm_buffers_bytes += 2 * 2 * kP2pChannelsPerPeer * kNcclBuffBytes;
+  r.kv_bytes_per_token = kv_bytes_per_token(m, layout.shard, s.pp);
+  r.kv_capacity_bytes = r.capacity_bytes - r.reserve_bytes - r.weights_bytes - r.activations_bytes -
+                        r.comm_buffers_bytes;
+  return r;
+}
+
+double Planner::max_batch(const Strategy& s) const {
+  MemoryPerGpu mem = memory(s);
+  double per_seq = mem.kv_bytes_per_token * impl_->req.max_sequence();
+  if (mem.kv_capacity_bytes < per_seq || per_seq <= 0) return 0;
+  // Without attention DP every TP rank holds (its share of) every sequence; with it, each rank
+  // holds whole caches of 1/tp of the sequences.
+  double per_gpu = std::floor(mem.kv_capacity_bytes / per_seq);
+  double replica = s.attention_dp ? per_gpu * s.tp : per_gpu;
+  return replica * s.dp;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,68 @@
+// Decode steps and prefills of one replica scheduled over its pipeline stages: micro-batches,
+// fill/drain bubbles and stage-boundary sends (docs/planner.md, "Pipeline schedule").
+#include <algorithm>
+#include <cmath>
+
+#include "plan/planner_impl.hpp"
+
+namespace topoplan {
+
+TimeBreakdown Planner::decode_step(const Strategy& s, double batch, double context,
+                                   PlacementOrder order) const {
+  const Impl& x = *impl_;
+  double b = std::max(1.0, batch / s.dp);  // sequences of one replica (all replicas alike)
+  // Continuous batching with pp stages keeps up to pp micro-batches in flight (vLLM virtual
+  // engines); each sequence advances once per cycle.
+  double m = s.pp > 1 ? std::clamp(std::floor(b), 1.0, double(s.pp)) : 1.0;
+  Workload w{.phase = Phase::Decode,
+             .batch = b / m,
+             .new_tokens = 1.0 + (x.req.mtp_accept > 0 ? x.req.mtp_draft : 0),
+             .context = context};
+  TimeBreakdown stage = x.stage_time(s, order, w, true);
+  double send = x.pp_send_us(s, order, w.tokens());
+  TimeBreakdown r = stage.scaled(m);
+  r.pp_sendrecv_us += (s.pp - 1) * send;
+  r.bubble_us += (std::max(m, double(s.pp)) - m) * stage.total_us();
+  return r;
+}
+
+TimeBreakdown Planner::prefill(const Strategy& s, double batch, double prompt,
+                               PlacementOrder order) const {
+  const Impl& x = *impl_;
+  double b = std::max(1.0, batch / s.dp), chunk = x.req.prefill_chunk;
+  // Chunked prefill: at most `chunk` tokens per forward pass. Short prompts are packed whole;
+  // a long prompt is cut into equal chunks attending to the earlier ones (average context).
+  double m = 1;
+  Workload w{.phase = Phase::Prefill, .batch = b, .new_tokens = prompt, .context = 0};
+  if (b * prompt > chunk) {
+    if (prompt <= chunk) {
+      double per_chunk = std::floor(chunk / prompt);
+      m = std::ceil(b / per_chunk);
+      w.batch = b / m;
+    } else {
+      double pieces = std::ceil(prompt / chunk);
+      m = b * pieces;
+      w.batch = 1;
+      w.new_tokens = prompt / pieces;
+      w.context = (prompt - w.new_tokens) / 2;
+    }
+  }
+  TimeBreakdown stage = x.stage_time(s, order, w, false);
+  double send = x.pp_send_us(s, order, w.tokens());
+  // The last chunk leaves the last stage after m stage times plus the pipeline's fill.
+  TimeBreakdown r = stage.scaled(m);
+  r.bubble_us += (s.pp - 1) * stage.total_us();
+  r.pp_sendrecv_us += (s.pp - 1) * send;
+  return r;
+}
+
+MemoryPerGpu memory_at_batch(const MemoryPerGpu& base, const Strategy& s, double batch,
+                             double sequence) {
+  MemoryPerGpu r = base;
+  double replica = std::max(1.0, batch / s.dp);
+  double per_gpu = s.attention_dp ? std::ceil(replica / s.tp) : replica;
+  r.kv_used_bytes = per_gpu * sequence * base.kv_bytes_per_token;
+  return r;
+}
+
+}  // namespace topoplan

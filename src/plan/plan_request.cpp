@@ -1,0 +1,156 @@
+// Request parsing/validation, the time breakdown's arithmetic, strategy names and the per-layer
+// collective volumes (docs/planner.md, "Communication per layer").
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string>
+
+#include "topoplan/error.hpp"
+#include "topoplan/plan.hpp"
+
+namespace topoplan {
+
+std::string_view to_string(PlanMode m) {
+  switch (m) {
+    case PlanMode::Serve:
+      return "serve";
+    case PlanMode::Prefill:
+      return "prefill";
+    case PlanMode::Decode:
+      return "decode";
+  }
+  return "serve";
+}
+
+PlanMode parse_plan_mode(std::string_view text) {
+  for (PlanMode m : {PlanMode::Serve, PlanMode::Prefill, PlanMode::Decode})
+    if (text == to_string(m)) return m;
+  throw UnknownNameError("mode", std::string(text), {"serve", "prefill", "decode"});
+}
+
+PathClass parse_path_class(std::string_view text) {
+  std::string up(text);
+  for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::vector<std::string> known;
+  for (int i = 0; i <= static_cast<int>(PathClass::DIS); ++i) {
+    auto c = static_cast<PathClass>(i);
+    if (up == to_string(c)) return c;
+    known.emplace_back(to_string(c));
+  }
+  throw UnknownNameError("path class", std::string(text), known);
+}
+
+double PlanRequest::max_sequence() const {
+  return std::max(prompt + output, context);
+}
+
+void PlanRequest::validate(const ModelSpec& m) const {
+  auto need = [](bool ok, const char* flag, const std::string& why) {
+    if (!ok) throw InputError(flag, "", why);
+  };
+  need(batch >= 0, "--batch", "must not be negative");
+  need(prompt >= 1, "--prompt", "must be at least 1 token");
+  need(output >= 1, "--output", "must be at least 1 token");
+  need(context >= 0, "--context", "must not be negative");
+  need(tpot_max_ms >= 0, "--tpot-max", "must not be negative");
+  need(ttft_max_ms >= 0, "--ttft-max", "must not be negative");
+  need(gpus >= 0, "--gpus", "must not be negative");
+  need(mem_util > 0 && mem_util <= 1, "--mem-util", "must be in (0, 1]");
+  need(prefill_chunk >= 1, "--prefill-chunk", "must be at least 1 token");
+  need(top >= 1, "--top", "must be at least 1");
+  for (const auto& [pin, flag] :
+       {std::pair{tp, "--tp"}, std::pair{pp, "--pp"}, std::pair{dp, "--dp"}, std::pair{ep, "--ep"}})
+    need(!pin || *pin >= 1, flag, "must be at least 1");
+  need(!ep || *ep == 1 || m.is_moe(), "--ep", m.name + " is not a mixture-of-experts model");
+  need(!attention_dp || !*attention_dp || m.is_moe(), "--attention-dp",
+       "attention data parallelism is modelled for MoE models only; " + m.name + " is dense");
+  if (mtp_accept > 0) {
+    need(mtp_draft >= 1, "--mtp-draft", "must be at least 1");
+    need(mtp_accept >= 1 && mtp_accept <= 1 + mtp_draft, "--mtp-accept",
+         "acceptance length must be in [1, 1 + draft tokens = " + std::to_string(1 + mtp_draft) +
+             "]");
+  }
+  need(mtp_accept == 0 || mtp_accept >= 1, "--mtp-accept", "must be 0 (off) or at least 1");
+  need(max_sequence() <= std::max(m.max_context, 1) || m.max_context == 0, "--prompt/--output",
+       "prompt + output (" + std::to_string(static_cast<long long>(max_sequence())) +
+           " tokens) exceeds the model's context of " + std::to_string(m.max_context));
+}
+
+double TimeBreakdown::total_us() const {
+  return weights_us + kv_us + activations_us + compute_us + floors_us + tp_allreduce_us +
+         dp_gather_us + ep_alltoall_us + pp_sendrecv_us + bubble_us;
+}
+
+TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
+  weights_us += o.weights_us;
+  kv_us += o.kv_us;
+  activations_us += o.activations_us;
+  compute_us += o.compute_us;
+  floors_us += o.floors_us;
+  tp_allreduce_us += o.tp_allreduce_us;
+  dp_gather_us += o.dp_gather_us;
+  ep_alltoall_us += o.ep_alltoall_us;
+  pp_sendrecv_us += o.pp_sendrecv_us;
+  bubble_us += o.bubble_us;
+  return *this;
+}
+
+TimeBreakdown TimeBreakdown::scaled(double f) const {
+  TimeBreakdown r;
+  r.weights_us = weights_us * f;
+  r.kv_us = kv_us * f;
+  r.activations_us = activations_us * f;
+  r.compute_us = compute_us * f;
+  r.floors_us = floors_us * f;
+  r.tp_allreduce_us = tp_allreduce_us * f;
+  r.dp_gather_us = dp_gather_us * f;
+  r.ep_alltoall_us = ep_alltoall_us * f;
+  r.pp_sendrecv_us = pp_sendrecv_us * f;
+  r.bubble_us = bubble_us * f;
+  return r;
+}
+
+std::vector<std::pair<std::string, double>> terms(const TimeBreakdown& b) {
+  return {{"weights", b.weights_us},         {"kv", b.kv_us},
+          {"activations", b.activations_us}, {"compute", b.compute_us},
+          {"floors", b.floors_us},           {"tp_allreduce", b.tp_allreduce_us},
+          {"dp_gather", b.dp_gather_us},     {"ep_alltoall", b.ep_alltoall_us},
+          {"pp_sendrecv", b.pp_sendrecv_us}, {"bubble", b.bubble_us}};
+}
+
+std::string to_string(const Strategy& s) {
+  std::string r =
+      "tp" + std::to_string(s.tp) + " pp" + std::to_string(s.pp) + " dp" + std::to_string(s.dp);
+  if (s.ep > 1) r += " ep" + std::to_string(s.ep);
+  if (s.attention_dp) r += " adp";
+  return r;
+}
+
+LayerTraffic layer_traffic(const ModelSpec& m, LayerType t, const Strategy& s, double tokens) {
+  LayerComm c = layer_comm(m, t);
+  LayerTraffic r;
+  r.pp_bytes = s.pp > 1 ? tokens * c.pp_bytes_per_token : 0;
+  if (s.tp == 1) return r;
+  if (!s.attention_dp) {
+    // Megatron TP: attention output and MLP/MoE output are partial sums (all-reduce each).
+    // EP inside the TP group needs nothing more: every rank holds every token after the
+    // attention all-reduce and its experts' partial outputs join the MLP all-reduce.
+    r.tp_allreduces = c.tp_allreduces;
+    r.tp_allreduce_bytes = tokens * c.tp_allreduce_bytes_per_token;
+    return r;
+  }
+  // Attention DP: attention is local. MoE with ep == tp dispatches each token's top-k copies
+  // to the expert owners (all-to-all) and combines them back; otherwise (dense layers, or experts
+  // still column-split) the MLP runs tensor-parallel on the gathered tokens: all-gather before,
+  // reduce-scatter after (SGLang DP attention).
+  if (t == LayerType::Moe && s.ep == s.tp) {
+    double per_rank = tokens / s.tp, remote = 1.0 - 1.0 / s.ep;
+    r.ep_dispatch_bytes_per_rank = per_rank * c.moe_dispatch_bytes_per_token * remote;
+    r.ep_combine_bytes_per_rank = per_rank * c.moe_combine_bytes_per_token * remote;
+    return r;
+  }
+  r.dp_gather_bytes = tokens * c.tp_allreduce_bytes_per_token;
+  return r;
+}
+
+}  // namespace topoplan

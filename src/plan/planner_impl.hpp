@@ -1,0 +1,75 @@
+// Internal state of Planner: the model, the hardware models and the caches that keep a search
+// over thousands of (strategy, batch) points fast.
+#pragma once
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "topoplan/collective.hpp"
+#include "topoplan/perf.hpp"
+#include "topoplan/placement.hpp"
+#include "topoplan/plan.hpp"
+
+namespace topoplan {
+
+// Kernel-time cache key: which kernels (layer type, head or MTP draft), the shard and workload.
+using KernelKey = std::tuple<int, int, int, int, bool, int, double, double, double>;
+// Collective cache key: op, strategy (tp, pp, dp, ep, adp), order, size.
+using CommKey = std::tuple<int, int, int, int, int, bool, int, double>;
+
+// One (strategy, batch) evaluation, kept for the Pareto front.
+struct BatchPoint {
+  double batch = 0;  // all replicas
+  double ttft_us = 0, step_us = 0, tpot_ms = 0;
+  double tokens_per_s = 0, tokens_per_s_per_gpu = 0, tokens_per_s_per_user = 0;
+  bool meets_limits = false;
+  TimeBreakdown decode, prefill;
+};
+
+struct Planner::Impl {
+  Impl(const ModelSpec& m, const Router& r, PlanRequest q);
+
+  ModelSpec model;
+  const Router* router;
+  PlanRequest req;
+  int gpus = 0;
+  GpuSpec gpu;
+  ComputeModel cm;
+  CollectiveModel comm;
+  Placer placer;
+  mutable std::map<KernelKey, TimeBreakdown> kernel_cache;
+  mutable std::map<CommKey, double> comm_cache;
+
+  Shard shard(const Strategy& s) const;
+  // Kernel time of one layer of type t (what: 0 dense, 1 MoE, 2 head of the first stage,
+  // 3 head of the last stage, 4 one MTP draft pass) split into the breakdown's kernel terms.
+  TimeBreakdown kernels(int what, const Strategy& s, const Workload& w) const;
+  // Time of one collective on every group of its kind at once (the slowest group), µs.
+  double collective_us(CollOp op, const Strategy& s, PlacementOrder order, double bytes) const;
+  // Communication of one layer of type t for `tokens` tokens of one replica micro-batch.
+  TimeBreakdown layer_comm_time(LayerType t, const Strategy& s, PlacementOrder order,
+                                double tokens) const;
+  // One micro-batch through the slowest pipeline stage (kernels + per-layer communication).
+  TimeBreakdown stage_time(const Strategy& s, PlacementOrder order, const Workload& w,
+                           bool draft) const;
+  double pp_send_us(const Strategy& s, PlacementOrder order, double tokens) const;
+
+  // Every batch the request asks for (serve: a geometric sweep up to max_batch), evaluated.
+  std::vector<BatchPoint> batch_points(const Planner& p, const Strategy& s, PlacementOrder order,
+                                       double max_batch, double batch) const;
+  // Planner::evaluate, also returning the batch sweep when `points` is not null.
+  PlanResult evaluate(const Planner& p, const Strategy& s, double batch, PlacementOrder order,
+                      std::vector<BatchPoint>* points) const;
+  // Why `s` cannot run ("" when it fits): divisibility, TP path class, memory.
+  std::string infeasible_reason(const Planner& p, const Strategy& s, PlacementOrder order) const;
+};
+
+// `base` with the KV cache of `batch` sequences (all replicas) of `sequence` tokens.
+MemoryPerGpu memory_at_batch(const MemoryPerGpu& base, const Strategy& s, double batch,
+                             double sequence);
+
+// Splits kernel times into the breakdown's floor / compute / memory-by-byte-kind terms.
+TimeBreakdown kernel_breakdown(const ComputeModel& cm, const std::vector<KernelCost>& kernels);
+
+}  // namespace topoplan

@@ -1,0 +1,142 @@
+// The search: every strategy evaluated, ranked by the mode's objective, the Pareto front over
+// all (strategy, batch) points, the best plan's placement, a bad placement for contrast and the
+// sentence on why the best plan beats the runner-up.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "plan/planner_impl.hpp"
+
+namespace topoplan {
+
+namespace {
+
+// True when a ranks before b.
+bool better(const PlanResult& a, const PlanResult& b, PlanMode mode) {
+  if (a.fits != b.fits) return a.fits;
+  if (!a.fits) return false;
+  if (a.meets_limits != b.meets_limits) return a.meets_limits;
+  switch (mode) {
+    case PlanMode::Serve:
+      if (a.tokens_per_s_per_gpu != b.tokens_per_s_per_gpu)
+        return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+      break;
+    case PlanMode::Decode:
+      if (a.tpot_ms != b.tpot_ms) return a.tpot_ms < b.tpot_ms;
+      break;
+    case PlanMode::Prefill:
+      if (a.ttft_ms != b.ttft_ms) return a.ttft_ms < b.ttft_ms;
+      break;
+  }
+  return a.tpot_ms < b.tpot_ms;
+}
+
+std::vector<ParetoPoint> pareto_front(std::vector<ParetoPoint> pts) {
+  // Highest per-user speed first; keep a point only if it beats every faster one on per-GPU.
+  std::sort(pts.begin(), pts.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
+    if (a.tokens_per_s_per_user != b.tokens_per_s_per_user)
+      return a.tokens_per_s_per_user > b.tokens_per_s_per_user;
+    return a.tokens_per_s_per_gpu > b.tokens_per_s_per_gpu;
+  });
+  std::vector<ParetoPoint> front;
+  double best_gpu = -1;
+  for (const ParetoPoint& p : pts) {
+    if (p.tokens_per_s_per_gpu > best_gpu) {
+      front.push_back(p);
+      best_gpu = p.tokens_per_s_per_gpu;
+    }
+  }
+  return front;
+}
+
+std::string num(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// What the objective compares, as a breakdown: serve compares GPU·µs per output token of the
+// decode step; decode the step; prefill the TTFT.
+TimeBreakdown compared(const PlanResult& p, PlanMode mode, double tokens_per_step) {
+  if (mode == PlanMode::Prefill) return p.prefill;
+  if (mode == PlanMode::Decode) return p.decode;
+  return p.decode.scaled(p.strategy.gpus() / std::max(1.0, p.batch * tokens_per_step));
+}
+
+std::string explain(const PlanResult& best, const PlanResult& next, PlanMode mode,
+                    double tokens_per_step) {
+  TimeBreakdown a = compared(best, mode, tokens_per_step),
+                b = compared(next, mode, tokens_per_step);
+  auto ta = terms(a), tb = terms(b);
+  std::size_t k = 0;
+  for (std::size_t i = 1; i < ta.size(); ++i)
+    if (tb[i].second - ta[i].second > tb[k].second - ta[k].second) k = i;
+  std::string unit = mode == PlanMode::Serve ? " GPU·µs per output token" : " µs";
+  std::string s = to_string(best.strategy) + " beats the runner-up " + to_string(next.strategy);
+  if (mode == PlanMode::Serve)
+    s += " by " + num("%.2f", best.tokens_per_s_per_gpu / next.tokens_per_s_per_gpu) +
+         "x in output tokens/s per GPU";
+  else if (mode == PlanMode::Decode)
+    s += " by " + num("%.2f", next.tpot_ms / best.tpot_ms) + "x in TPOT";
+  else
+    s += " by " + num("%.2f", next.ttft_ms / best.ttft_ms) + "x in TTFT";
+  s += ". The biggest difference is " + ta[k].first + ": " + num("%.1f", ta[k].second) + " vs " +
+       num("%.1f", tb[k].second) + unit + ".";
+  if (mode == PlanMode::Serve && best.batch > 1.5 * next.batch)
+    s += " Its KV cache holds more sequences (batch " + num("%.0f", best.batch) + " vs " +
+         num("%.0f", next.batch) + "), spreading each weight read over more tokens.";
+  return s;
+}
+
+}  // namespace
+
+Planner::Planner(const ModelSpec& model, const Router& router, PlanRequest request)
+    : impl_(std::make_unique<Impl>(model, router, std::move(request))) {
+  impl_->req.validate(impl_->model);
+}
+Planner::~Planner() = default;
+Planner::Planner(Planner&&) noexcept = default;
+Planner& Planner::operator=(Planner&&) noexcept = default;
+
+PlanOutput Planner::run() const {
+  const Impl& x = *impl_;
+  PlanOutput out;
+  out.model = x.model.name;
+  out.topology = x.router->topology().name;
+  out.gpu = x.gpu.name;
+  out.gpus = x.gpus;
+  out.request = x.req;
+  out.context = x.req.decode_context();
+  std::vector<ParetoPoint> all;
+  for (const Strategy& s : enumerate_strategies(x.model, x.gpus, x.req)) {
+    std::vector<BatchPoint> pts;
+    out.plans.push_back(x.evaluate(*this, s, 0, x.req.order, &pts));
+    for (const BatchPoint& p : pts)
+      all.push_back({s, p.batch, p.tpot_ms, p.tokens_per_s_per_gpu, p.tokens_per_s_per_user});
+  }
+  out.strategies_evaluated = static_cast<int>(out.plans.size());
+  std::stable_sort(
+      out.plans.begin(), out.plans.end(),
+      [&](const PlanResult& a, const PlanResult& b) { return better(a, b, x.req.mode); });
+  out.pareto = pareto_front(std::move(all));
+  if (out.plans.empty() || !out.plans.front().fits) return out;
+  PlanResult& best = out.plans.front();
+  out.placement = x.placer.place(best.strategy, x.req.order);
+  for (std::size_t i = 0; i < out.plans.size() && i < static_cast<std::size_t>(x.req.top); ++i)
+    if (out.plans[i].fits)
+      out.plans[i].groups =
+          summarize_groups(*x.router, x.placer.place(out.plans[i].strategy, x.req.order));
+  if (out.plans.size() > 1 && out.plans[1].fits)
+    out.explanation = explain(best, out.plans[1], x.req.mode, x.req.tokens_per_step());
+  PlacementOrder bad =
+      x.req.order == PlacementOrder::DpPpTp ? PlacementOrder::TpPpDp : PlacementOrder::DpPpTp;
+  out.bad_order = std::string(to_string(bad));
+  out.bad_placement = x.evaluate(*this, best.strategy, best.batch, bad, nullptr);
+  return out;
+}
+
+PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest& request) {
+  return Planner(model, router, request).run();
+}
+
+}  // namespace topoplan

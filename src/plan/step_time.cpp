@@ -1,0 +1,185 @@
+// Time of one micro-batch through a pipeline stage: the compute model's kernel times of the
+// local shard plus every collective of the layer priced on the placement, all groups of a kind
+// at once (docs/planner.md, "Step time").
+#include <algorithm>
+#include <cmath>
+
+#include "plan/planner_impl.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/topology.hpp"
+
+namespace topoplan {
+
+namespace {
+
+enum KernelSet { kDense = 0, kMoe = 1, kHeadFirst = 2, kHeadLast = 3, kDraft = 4 };
+constexpr int kOpAllToAll = 100;  // cache key of the MoE dispatch/combine (not a CollOp group op)
+
+const GpuSpec& first_gpu(const Router& r, int gpus) {
+  const Topology& t = r.topology();
+  if (t.gpus().empty()) throw InputError(t.name, "", "the topology has no GPUs to plan on");
+  if (gpus > static_cast<int>(t.gpus().size()))
+    throw InputError("--gpus", "",
+                     std::to_string(gpus) + " GPUs asked but " + t.name + " has " +
+                         std::to_string(t.gpus().size()));
+  return t.gpu_spec(t.gpus().front());
+}
+
+}  // namespace
+
+TimeBreakdown kernel_breakdown(const ComputeModel& cm, const std::vector<KernelCost>& kernels) {
+  TimeBreakdown b;
+  for (const KernelCost& k : kernels) {
+    KernelTiming t = cm.explain(k);
+    b.floors_us += t.floor_us;
+    double body = t.time_us - t.floor_us;
+    if (t.compute_us > t.memory_us || k.bytes <= 0) {
+      b.compute_us += body;
+      continue;
+    }
+    // Memory-bound: the time is bytes ÷ achieved bandwidth, so each kind of byte owns its share.
+    b.weights_us += body * k.weight_bytes / k.bytes;
+    b.kv_us += body * k.kv_bytes / k.bytes;
+    b.activations_us += body * (k.bytes - k.weight_bytes - k.kv_bytes) / k.bytes;
+  }
+  return b;
+}
+
+Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q)
+    : model(m),
+      router(&r),
+      req(std::move(q)),
+      gpus(req.gpus > 0 ? req.gpus : static_cast<int>(r.topology().gpus().size())),
+      gpu(first_gpu(r, req.gpus)),
+      cm(ComputeModel::for_gpu(gpu)),
+      comm(r),
+      placer(r) {}
+
+Shard Planner::Impl::shard(const Strategy& s) const {
+  return Shard{.tp = s.tp, .ep = s.ep, .expert_tp = s.tp / s.ep, .attention_dp = s.attention_dp};
+}
+
+TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload& w) const {
+  KernelKey key{what,    s.tp,         s.ep,     0, s.attention_dp, static_cast<int>(w.phase),
+                w.batch, w.new_tokens, w.context};
+  auto it = kernel_cache.find(key);
+  if (it != kernel_cache.end()) return it->second;
+  Shard sh = shard(s);
+  std::vector<KernelCost> ks;
+  if (what == kDense || what == kMoe) {
+    ks = layer_kernels(model, what == kDense ? LayerType::Dense : LayerType::Moe, w, sh);
+  } else {
+    std::vector<KernelCost> head = head_kernels(model, w, sh);  // embedding, final norm, lm_head
+    if (what == kHeadFirst) ks.assign(head.begin(), head.begin() + 1);
+    if (what == kHeadLast) ks.assign(head.begin() + 1, head.end());
+    if (what == kDraft) {
+      // One MTP pass (DeepSeek-V3 §2.2): embedding, a projection of [h; emb] (2h → h), one
+      // decoder layer and the shared LM head.
+      ks = layer_kernels(model, model.is_moe() ? LayerType::Moe : LayerType::Dense, w, sh);
+      ks.insert(ks.end(), head.begin(), head.end());
+    }
+  }
+  TimeBreakdown b = kernel_breakdown(cm, ks);
+  kernel_cache.emplace(key, b);
+  return b;
+}
+
+double Planner::Impl::collective_us(CollOp op, const Strategy& s, PlacementOrder order,
+                                    double bytes) const {
+  if (bytes <= 0) return 0;
+  int code = op == CollOp::AllToAll ? kOpAllToAll : static_cast<int>(op);
+  CommKey key{code, s.tp, s.pp, s.dp, s.ep, s.attention_dp, static_cast<int>(order), bytes};
+  auto it = comm_cache.find(key);
+  if (it != comm_cache.end()) return it->second;
+  const Placement& pl = placer.place(s, order);
+  double us = 0;
+  if (op == CollOp::AllToAll) {
+    // `bytes`: what one EP rank sends for its tokens' top-k copies, before dropping the share
+    // that stays local; moe_dispatch_matrix spreads it uniformly over the ranks.
+    for (const auto& g : pl.ep_groups) {
+      if (g.size() < 2) continue;
+      TrafficMatrix tm = moe_dispatch_matrix(static_cast<int>(g.size()), 1.0,
+                                             bytes / model.moe.top_k, model.moe.top_k);
+      us = std::max(us, comm.all_to_all(g, tm).time_us);
+      break;  // EP groups are alike on a symmetric placement; one is priced (docs/planner.md)
+    }
+  } else if (op == CollOp::SendRecv) {
+    for (const auto& chain : pl.pp_chains)
+      for (std::size_t i = 0; i + 1 < chain.size(); ++i)
+        us = std::max(us, comm.send_recv(chain[i], chain[i + 1], bytes).time_us);
+  } else if (s.tp > 1) {
+    for (const CollectiveCost& c : comm.cost_concurrent(op, pl.tp_groups, bytes))
+      us = std::max(us, c.time_us);
+  }
+  comm_cache.emplace(key, us);
+  return us;
+}
+
+TimeBreakdown Planner::Impl::layer_comm_time(LayerType t, const Strategy& s, PlacementOrder order,
+                                             double tokens) const {
+  LayerTraffic tr = layer_traffic(model, t, s, tokens);
+  TimeBreakdown b;
+  b.tp_allreduce_us =
+      tr.tp_allreduces * collective_us(CollOp::AllReduce, s, order, tr.tp_allreduce_bytes);
+  b.dp_gather_us = collective_us(CollOp::AllGather, s, order, tr.dp_gather_bytes) +
+                   collective_us(CollOp::ReduceScatter, s, order, tr.dp_gather_bytes);
+  if (tr.ep_dispatch_bytes_per_rank > 0) {
+    LayerComm c = layer_comm(model, t);
+    double per_rank = tokens / s.tp;  // tokens of one attention-DP rank
+    b.ep_alltoall_us =
+        collective_us(CollOp::AllToAll, s, order, per_rank * c.moe_dispatch_bytes_per_token) +
+        collective_us(CollOp::AllToAll, s, order, per_rank * c.moe_combine_bytes_per_token);
+  }
+  return b;
+}
+
+double Planner::Impl::pp_send_us(const Strategy& s, PlacementOrder order, double tokens) const {
+  if (s.pp == 1) return 0;
+  return collective_us(CollOp::SendRecv, s, order,
+                       tokens * layer_comm(model, LayerType::Dense).pp_bytes_per_token);
+}
+
+TimeBreakdown Planner::Impl::stage_time(const Strategy& s, PlacementOrder order, const Workload& w,
+                                        bool draft) const {
+  TimeBreakdown dense = kernels(kDense, s, w), moe;
+  dense += layer_comm_time(LayerType::Dense, s, order, w.tokens());
+  if (model.is_moe()) {
+    moe = kernels(kMoe, s, w);
+    moe += layer_comm_time(LayerType::Moe, s, order, w.tokens());
+  }
+  TimeBreakdown worst;
+  double worst_us = -1;
+  for (int stage = 0; stage < s.pp; ++stage) {
+    StageLayers sl = stage_layers(model, s.pp, stage);
+    int n_moe = 0;
+    for (int i = sl.first; i < sl.first + sl.count; ++i)
+      n_moe += layer_type(model, i) == LayerType::Moe ? 1 : 0;
+    TimeBreakdown t = dense.scaled(sl.count - n_moe);
+    t += moe.scaled(n_moe);
+    if (stage == 0) t += kernels(kHeadFirst, s, w);
+    if (stage == s.pp - 1) {
+      t += kernels(kHeadLast, s, w);
+      // Vocab-parallel logits are gathered across TP ranks before sampling (SGLang all-gather).
+      double rows = w.phase == Phase::Prefill ? w.batch : w.tokens();
+      if (!s.attention_dp)
+        t.tp_allreduce_us +=
+            collective_us(CollOp::AllGather, s, order,
+                          rows * model.vocab * element_bytes(model.dtypes.activations));
+      if (draft && req.mtp_accept > 0) {
+        Workload d = w;
+        d.new_tokens = 1;
+        TimeBreakdown one = kernels(kDraft, s, d);
+        one += layer_comm_time(model.is_moe() ? LayerType::Moe : LayerType::Dense, s, order,
+                               d.tokens());
+        t += one.scaled(req.mtp_draft);
+      }
+    }
+    if (t.total_us() > worst_us) {
+      worst_us = t.total_us();
+      worst = t;
+    }
+  }
+  return worst;
+}
+
+}  // namespace topoplan
