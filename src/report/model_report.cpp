@@ -29,8 +29,10 @@ std::string format_name(const WeightFormat& f) {
   return s;
 }
 
+// Parameter counts: "671.03 B", or "2.01 M" when too small to show in billions.
 std::string billions(double n) {
-  return n == 0 ? "0" : fmt("%.2f B", n / 1e9);
+  if (n == 0) return "0";
+  return n < 1e7 ? fmt("%.2f M", n / 1e6) : fmt("%.2f B", n / 1e9);
 }
 
 // The layer types present, with their counts, in order (dense first).
