@@ -191,3 +191,21 @@ TEST_CASE("gb200-nvl72: TP groups of 8 spanning trays stay in the 72-GPU NVLink 
   CHECK(s.worst_class == PathClass::NVL);
   CHECK_FALSE(s.crosses_nodes);  // the whole rack is node 0
 }
+
+TEST_CASE("the proxy: Optimized is never worse than canonical; the bad order is worse") {
+  const Topology t = cluster("hgx-h100-8", 4);
+  const Router r(t);
+  for (const Strategy& s : {strat(8, 4, 1), strat(4, 8, 1), strat(2, 2, 8, 2), strat(16, 2, 1),
+                            strat(8, 1, 3, 8), strat(1, 4, 8)}) {
+    CAPTURE(s.tp);
+    CAPTURE(s.pp);
+    CAPTURE(s.dp);
+    const double canon = communication_proxy(r, place(r, s, PlacementOrder::TpPpDp));
+    // Canonical is one of Optimized's candidates, so Optimized ≤ canonical.
+    CHECK(communication_proxy(r, place(r, s, PlacementOrder::Optimized)) <= canon);
+    // tp outermost strides TP groups by pp·dp GPUs, so a group of 2..8 spans servers while the
+    // canonical one sits inside one server's NVLink (tp > 8 spans servers in both orders).
+    if (s.tp > 1 && s.tp <= 8 && s.pp * s.dp > 1)
+      CHECK(communication_proxy(r, place(r, s, PlacementOrder::DpPpTp)) > canon);
+  }
+}
