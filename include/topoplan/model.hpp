@@ -133,7 +133,8 @@ struct ParamBreakdown {
 };
 struct ParamCount {
   ParamBreakdown total;   // every weight of the main model (MTP excluded)
-  ParamBreakdown active;  // weights used per token: top_k routed + shared experts
+  ParamBreakdown active;  // multiplied per token: top_k/E of routed experts, all the rest but the
+                          // embedding (a row gather); the LM head counts even when tied
   double mtp = 0;         // unique MTP weights (embedding/LM head shared with the main model)
 };
 ParamCount count_params(const ModelSpec& m);
