@@ -119,3 +119,24 @@ TEST_CASE("shard validity") {
                   InputError);
   CHECK_THROWS_AS(params_per_gpu(l70, ShardLayout{.shard = Shard{}, .pp = 2}, 2), InputError);
 }
+
+TEST_CASE("weights per GPU by hand: tied copy on the last stage, MTP when loaded") {
+  ModelSpec m = test::tiny_dense();
+  m.tied_embeddings = true;
+  // pp=2: stage 0 = layer 0 (attention 192 + norms 16 + MLP 288 = 496) + embedding 128 = 624;
+  // stage 1 = layer 1 496 + final norm 8 + the tied matrix's copy 128 = 632 -> x 2 B = 1264 B.
+  ShardLayout pp{.shard = Shard{}, .pp = 2};
+  CHECK(params_per_gpu(m, pp, 0).sum() == 624);
+  CHECK(params_per_gpu(m, pp, 1).sum() == 632);
+  CHECK(weight_bytes_per_gpu(m, pp) == 1264);
+
+  ModelSpec moe = test::tiny_moe();  // 1720 parameters
+  moe.mtp_modules = 1;
+  // MTP: one MoE block (attention 192 + norms 16 + routed 576 + shared 144 + router 32 = 960)
+  // + eh_proj 2 x 8 x 8 = 128 + 3 norms x 8 = 24 -> 1112.
+  CHECK(count_params(moe).mtp == 1112);
+  ShardLayout l{.shard = Shard{}, .pp = 1, .load_mtp = true};
+  CHECK(weight_bytes_per_gpu(moe, l) == (1720 + 1112) * 2);
+  l.load_mtp = false;
+  CHECK(weight_bytes_per_gpu(moe, l) == 1720 * 2);
+}
