@@ -2,6 +2,7 @@
 #include "report/collective_report.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 
 #include "report/table.hpp"
@@ -24,7 +25,7 @@ ordered_json bottleneck_json(const BottleneckLink& b) {
                       {"to", b.to},
                       {"type", b.type},
                       {"kind", std::string(to_string(b.kind))},
-                      {"load_bytes", round_to(b.load_bytes, 0)},
+                      {"load_bytes", static_cast<std::int64_t>(std::llround(b.load_bytes))},
                       {"achieved_GBps", round_to(b.achieved_GBps, 3)},
                       {"utilisation", round_to(b.utilisation, 4)}};
 }
@@ -37,16 +38,17 @@ std::string bottleneck_cell(const BottleneckLink& b) {
 void print_json(std::ostream& os, const CollectiveReport& r) {
   ordered_json results = ordered_json::array();
   for (const CollectiveCost& c : r.results)
-    results.push_back({{"size_bytes", round_to(c.size_bytes, 0)},
-                       {"count", std::floor(c.size_bytes / r.element_bytes)},
-                       {"time_us", round_to(c.time_us, 3)},
-                       {"latency_us", round_to(c.latency_us, 3)},
-                       {"algbw_GBps", round_to(c.algbw_GBps, 3)},
-                       {"busbw_GBps", round_to(c.busbw_GBps, 3)},
-                       {"algorithm", std::string(to_string(c.algorithm))},
-                       {"protocol", std::string(to_string(c.protocol))},
-                       {"channels", c.channels},
-                       {"bottleneck", bottleneck_json(c.bottleneck)}});
+    results.push_back(
+        {{"size_bytes", static_cast<std::int64_t>(std::llround(c.size_bytes))},
+         {"count", static_cast<std::int64_t>(std::floor(c.size_bytes / r.element_bytes))},
+         {"time_us", round_to(c.time_us, 3)},
+         {"latency_us", round_to(c.latency_us, 3)},
+         {"algbw_GBps", round_to(c.algbw_GBps, 3)},
+         {"busbw_GBps", round_to(c.busbw_GBps, 3)},
+         {"algorithm", std::string(to_string(c.algorithm))},
+         {"protocol", std::string(to_string(c.protocol))},
+         {"channels", c.channels},
+         {"bottleneck", bottleneck_json(c.bottleneck)}});
   ordered_json j{
       {"op", std::string(to_string(r.op))},
       {"topology", r.topology},
