@@ -113,6 +113,11 @@ ordered_json show_json(const ModelSpec& m, const ModelShowOptions& o) {
   j["weight_bytes"] = {{"total", weight_bytes(m, c.total)}, {"by_format", fmt_bytes}};
   j["kv_cache"] = {{"dtype", to_string(m.dtypes.kv_cache)},
                    {"bytes_per_token", kv_bytes_per_token(m)}};
+  ShardLayout layout{.shard = o.shard};
+  j["per_gpu"] = {{"tp", o.shard.tp},
+                  {"ep", o.shard.ep},
+                  {"weight_bytes", weight_bytes_per_gpu(m, layout)},
+                  {"kv_bytes_per_token", kv_bytes_per_token(m, o.shard)}};
   ordered_json layers = ordered_json::array();
   for (auto [t, n] : layer_groups(m)) {
     auto d = layer_kernels(m, t, o.decode, o.shard);
@@ -227,7 +232,13 @@ void print_model_show(std::ostream& os, const ModelSpec& m, const ModelShowOptio
      << "\n\n";
   print_params(os, m, c);
   os << "\nKV cache: " << fmt("%.0f", kv_bytes_per_token(m)) << " B per token ("
-     << format_bytes_binary(kv_bytes_per_token(m)) << ")\n\n";
+     << format_bytes_binary(kv_bytes_per_token(m)) << ")\n";
+  if (o.shard.tp > 1 || o.shard.ep > 1) {
+    os << "Per GPU at tp=" << o.shard.tp << ", ep=" << o.shard.ep << ": weights "
+       << format_bytes_decimal(weight_bytes_per_gpu(m, ShardLayout{.shard = o.shard}))
+       << ", KV cache " << fmt("%.0f", kv_bytes_per_token(m, o.shard)) << " B per token\n";
+  }
+  os << "\n";
   print_costs(os, m, o);
   for (const auto& s : m.sources)
     os << (&s == &m.sources.front() ? "\nSources:\n" : "") << "  " << s << "\n";
