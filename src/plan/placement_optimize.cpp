@@ -98,9 +98,20 @@ namespace {
 
 // Nearest-neighbour chain from the lowest local index: the next GPU is the closest to the last
 // one by (path class, −bandwidth, hops); ties keep local-index order.
+// True when every GPU reaches the first over the same NVLink class and bandwidth (an NVSwitch
+// server or NVL72 rack): any order is as good, and this check costs n paths instead of n².
+bool uniform_nvlink(const Router& router, const std::vector<int>& gpus) {
+  for (std::size_t i = 1; i < gpus.size(); ++i) {
+    const Path& p = router.path(gpus[0], gpus[i]);
+    const Path& q = router.path(gpus[0], gpus[1]);
+    if (p.cls > PathClass::NVB || p.cls != q.cls || p.bw_GBps != q.bw_GBps) return false;
+  }
+  return true;
+}
+
 std::vector<int> chain_order(const Router& router, std::vector<int> gpus) {
   std::vector<int> out;
-  if (gpus.empty()) return out;
+  if (gpus.empty() || uniform_nvlink(router, gpus)) return gpus;
   out.push_back(gpus.front());
   gpus.erase(gpus.begin());
   while (!gpus.empty()) {
