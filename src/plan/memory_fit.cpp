@@ -16,6 +16,9 @@ constexpr double kNcclBuffBytes = 4 * kMiB;
 // Point-to-point channels per peer (NCCL_NCHANNELS_PER_NET_PEER default 2, NCCL docs; NCCL uses
 // the same small count for intra-node P2P send/recv).
 constexpr double kP2pChannelsPerPeer = 2;
+// Collective channels of a communicator inside an NVLink server: NCCL_DEBUG=INFO on 8xH100 prints
+// "32 coll channels" (NVIDIA/nccl issue logs); NCCL_MAX_NCHANNELS caps it at 32 by default.
+constexpr double kCollChannels = 32;
 // Sampler logits for up to 256 sequences in fp32 (vLLM max_num_seqs default 256; the profile
 // run sizes the sampler for it, vLLM EngineArgs).
 constexpr double kSamplerSeqs = 256;
@@ -56,12 +59,10 @@ MemoryPerGpu Planner::memory(const Strategy& s) const {
   r.weights_bytes = weight_bytes_per_gpu(m, layout);
   double logits = kSamplerSeqs * m.vocab / (s.attention_dp ? 1.0 : s.tp) * 4;
   r.activations_bytes = workspace_bytes(m, s, x.req.prefill_chunk) + logits;
-  // A ring communicator keeps a buffer per channel for each of its two ring neighbours; the
-  // channel count is what the collective engine picks for a large TP all-reduce.
+  // A ring communicator keeps a buffer per channel for each of its two ring neighbours (NVLS
+  // buffers, allocated when NVLS is on, are not counted: docs/planner.md).
   if (s.tp > 1) {
-    const Placement& pl = x.placer.place(s, x.req.order);
-    int channels = x.comm.cost(CollOp::AllReduce, pl.tp_groups.front(), 256 * kMiB).channels;
-    r.comm_buffers_bytes += channels * 2 * kNcclBuffBytes;
+    r.comm_buffers_bytes += kCollChannels * 2 * kNcclBuffBytes;
     if (s.attention_dp && s.ep == s.tp)  // all-to-all: send + receive buffers to every peer
       r.comm_buffers_bytes += (s.ep - 1) * 2 * kP2pChannelsPerPeer * kNcclBuffBytes;
   }

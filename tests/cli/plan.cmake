@@ -1,1 +1,14 @@
-# CLI tests of `topoplan plan` (owned by that command's module).
+# CLI tests of `topoplan plan` (owned by the plan module).
+topoplan_cli_test(plan_llama_3_8b_h100_json
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 4 --pp 1 --batch 16
+                       --prompt 512 --output 256 --json
+                  GOLDEN plan_llama_3_8b_h100.json)
+topoplan_cli_test(plan_default_table ARGS plan
+                  EXPECT_STDOUT "deepseek-r1 on hgx-h20-8 \\(8x H20\\), mode serve")
+topoplan_cli_test(plan_decode_cluster ARGS plan --model llama-3-70b --nodes 2 --topology hgx-h100-8
+                       --mode decode --tp 8 --top 2
+                  EXPECT_STDOUT "Under dp-pp-tp order the same plan would run")
+topoplan_cli_test(plan_unknown_model ARGS plan --model llama-3-8 EXIT 2 EXPECT_STDERR "llama-3-8b")
+topoplan_cli_test(plan_bad_mode ARGS plan --mode serving EXIT 2 EXPECT_STDERR "serve")
+topoplan_cli_test(plan_bad_mtp ARGS plan --mtp-accept 5 EXIT 2 EXPECT_STDERR "--mtp-accept")
+topoplan_cli_test(plan_bad_tp_class ARGS plan --max-tp-class NVLINK EXIT 2 EXPECT_STDERR "NVL")
