@@ -181,7 +181,8 @@ double expected_experts_touched(double tokens, int top_k, int experts, double lo
 std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Workload& w,
                                       const Shard& s);
 // Kernels run once per model: embedding gather (first stage), final norm and LM head (last
-// stage). Prefill computes logits only for the last token of each sequence.
+// stage), returned in that order. Prefill computes logits only for the last token of each
+// sequence.
 std::vector<KernelCost> head_kernels(const ModelSpec& m, const Workload& w, const Shard& s);
 
 // Sum of flops/bytes of a kernel list.
