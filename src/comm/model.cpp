@@ -64,6 +64,16 @@ std::vector<Flow> flows_for(const Router& r, Algorithm a, CollOp op, const Group
   return f;
 }
 
+// Unit traffic of uniform all-to-all (1/n to every rank, the own share stays local) or of a
+// send/recv pair (everything from rank 0 to rank 1).
+TrafficMatrix unit_matrix(CollOp op, std::size_t n) {
+  if (op == CollOp::SendRecv) {
+    if (n != 2) throw InputError("send-recv needs exactly two ranks (source, destination)");
+    return {{0, 1}, {0, 0}};
+  }
+  return TrafficMatrix(n, std::vector<double>(n, 1.0 / static_cast<double>(n)));
+}
+
 BottleneckLink describe(const Topology& t, const GroupLoad& l, double size, double ratio,
                         double time_us) {
   BottleneckLink b;
@@ -115,6 +125,26 @@ struct CollectiveModel::Impl {
     std::vector<std::vector<Flow>> flows;
     for (const GroupInfo& g : p.groups) flows.push_back(flows_for(router, a, op, g, root, tuning));
     return p.loads.emplace(a, comm::evaluate_loads(router, flows)).first->second;
+  }
+
+  // Direct (p2p) transfers of every group at once; weights[i] per byte of message.
+  std::vector<GroupLoad> direct_loads(const Pattern& p, const std::vector<TrafficMatrix>& w) const {
+    std::vector<std::vector<Flow>> flows(p.groups.size());
+    for (std::size_t i = 0; i < p.groups.size(); ++i)
+      comm::direct_flows(p.groups[i], w[i], flows[i]);
+    return comm::evaluate_loads(router, flows);
+  }
+
+  // A p2p-based collective: NCCL uses LL up to NCCL_P2P_LL_THRESHOLD bytes per peer.
+  CollectiveCost p2p(const GroupInfo& g, const GroupLoad& l, CollOp op, double size,
+                     double bytes_per_peer, const CollectiveOptions& o) const {
+    if (o.algorithm != Algorithm::Auto && o.algorithm != Algorithm::Direct)
+      throw InputError("--algo", "",
+                       std::string(to_string(op)) + " uses direct point-to-point transfers");
+    const Protocol pr =
+        o.protocol == Protocol::Auto ? comm::p2p_protocol(bytes_per_peer, tuning) : o.protocol;
+    if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
+    return one(g, l, op, Algorithm::Direct, pr, size);
   }
 
   // Prices every enabled (algorithm, protocol) and keeps the one whose slowest group is fastest.
@@ -206,25 +236,22 @@ std::vector<CollectiveCost> CollectiveModel::cost_concurrent(
     CollOp op, const std::vector<std::vector<int>>& groups, double size_bytes,
     const CollectiveOptions& options) const {
   if (groups.empty()) throw InputError("collective: no groups given");
-  if (op == CollOp::AllToAll) {
-    std::vector<CollectiveCost> out;
-    for (const auto& g : groups) {  // uniform: S/n to every peer (S = a rank's send buffer)
-      const double share = size_bytes / static_cast<double>(g.size());
-      TrafficMatrix m(g.size(), std::vector<double>(g.size(), share));
-      out.push_back(all_to_all(g, m, options));
-      out.back().size_bytes = size_bytes;
-      out.back().algbw_GBps =
-          out.back().time_us > 0 ? achieved_GBps(size_bytes, out.back().time_us) : 0;
-      out.back().busbw_GBps = out.back().algbw_GBps * busbw_factor(op, out.back().ranks);
+  if (op == CollOp::AllToAll || op == CollOp::SendRecv) {
+    // Uniform all-to-all: S/n to every peer (S = a rank's send buffer); send/recv: S from the
+    // first rank to the second. Loads are cached like the other patterns.
+    auto [it, fresh] = impl_->cache.try_emplace(Impl::key(op, 0, groups));
+    if (fresh) {
+      std::vector<TrafficMatrix> unit;
+      for (const auto& g : groups) unit.push_back(unit_matrix(op, g.size()));
+      it->second = impl_->make_pattern(groups);
+      it->second.loads.emplace(Algorithm::Direct, impl_->direct_loads(it->second, unit));
     }
-    return out;
-  }
-  if (op == CollOp::SendRecv) {
     std::vector<CollectiveCost> out;
-    for (const auto& g : groups) {
-      if (g.size() != 2)
-        throw InputError("send-recv needs exactly two ranks (source, destination)");
-      out.push_back(send_recv(g[0], g[1], size_bytes, options));
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const double peer =
+          op == CollOp::SendRecv ? size_bytes : size_bytes / static_cast<double>(groups[i].size());
+      out.push_back(impl_->p2p(it->second.groups[i], it->second.loads.at(Algorithm::Direct)[i], op,
+                               size_bytes, peer, options));
     }
     return out;
   }
@@ -252,13 +279,12 @@ namespace topoplan {
 
 CollectiveCost CollectiveModel::all_to_all(const std::vector<int>& gpus, const TrafficMatrix& bytes,
                                            const CollectiveOptions& options) const {
-  const GroupInfo g = comm::analyse_group(impl_->router, gpus);
+  Pattern p = impl_->make_pattern({gpus});
   if (bytes.size() != gpus.size() || std::any_of(bytes.begin(), bytes.end(), [&](const auto& r) {
         return r.size() != gpus.size();
       }))
     throw InputError("all-to-all: the traffic matrix must be ranks × ranks");
-  // nccl-tests alltoallv size: the largest per-rank send or receive volume; every peer pair is a
-  // concurrent p2p transfer, so the time is the most loaded link's.
+  // nccl-tests alltoallv size: the largest per-rank send or receive volume.
   double size = 0, peer_max = 0;
   std::vector<double> recv(gpus.size(), 0.0);
   for (std::size_t i = 0; i < gpus.size(); ++i) {
@@ -274,29 +300,13 @@ CollectiveCost CollectiveModel::all_to_all(const std::vector<int>& gpus, const T
   TrafficMatrix w = bytes;  // weights per byte of `size`
   for (auto& r : w)
     for (double& x : r) x = size > 0 ? x / size : 0;
-  std::vector<Flow> flows;
-  comm::direct_flows(g, w, flows);
-  const GroupLoad l = comm::evaluate_loads(impl_->router, {flows}).front();
-  Protocol pr = options.protocol == Protocol::Auto ? comm::p2p_protocol(peer_max, impl_->tuning)
-                                                   : options.protocol;
-  if (options.algorithm != Algorithm::Auto && options.algorithm != Algorithm::Direct)
-    throw InputError("--algo", "", "all-to-all uses direct point-to-point transfers");
-  if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
-  return impl_->one(g, l, CollOp::AllToAll, Algorithm::Direct, pr, size);
+  const GroupLoad l = impl_->direct_loads(p, {w}).front();
+  return impl_->p2p(p.groups.front(), l, CollOp::AllToAll, size, peer_max, options);
 }
 
 CollectiveCost CollectiveModel::send_recv(int src_gpu, int dst_gpu, double bytes,
                                           const CollectiveOptions& options) const {
-  const GroupInfo g = comm::analyse_group(impl_->router, {src_gpu, dst_gpu});
-  std::vector<Flow> flows{{src_gpu, dst_gpu, 1.0}};
-  const GroupLoad l = comm::evaluate_loads(impl_->router, {flows}).front();
-  Protocol pr = options.protocol == Protocol::Auto ? comm::p2p_protocol(bytes, impl_->tuning)
-                                                   : options.protocol;
-  if (options.algorithm != Algorithm::Auto && options.algorithm != Algorithm::Direct)
-    throw InputError("--algo", "", "send/recv uses a direct point-to-point transfer");
-  if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
-  CollectiveCost c = impl_->one(g, l, CollOp::SendRecv, Algorithm::Direct, pr, bytes);
-  return c;
+  return cost(CollOp::SendRecv, {src_gpu, dst_gpu}, bytes, options);
 }
 
 }  // namespace topoplan

@@ -165,3 +165,29 @@ TEST_CASE(
   const CollectiveCost even = m.all_to_all(t.gpus(), moe_dispatch_matrix(8, 4096, 7168, 8));
   CHECK(c.time_us > even.time_us);
 }
+
+TEST_CASE("concurrent all-to-all groups and send/recv pairs sharing a NIC slow each other down") {
+  // pcie-l40s-8 servers: GPUs 0-3 sit under cpu0, whose NIC is nic0 (ConnectX-7, port 50 × 0.96
+  // = 48 GB/s); each GPU's own PCIe Gen4 x16 link gives 32 × 0.821 = 26.27 GB/s. One GPU pair
+  // across servers is PCIe-bound (26.27); two pairs behind the same NIC share 48 → 24 each.
+  const Topology t = cluster("pcie-l40s-8", 2);
+  Router r(t);
+  CollectiveModel m(r);
+  const std::vector<int> a{dev(t, "n0/gpu0"), dev(t, "n0/gpu1"), dev(t, "n1/gpu0"),
+                           dev(t, "n1/gpu1")};
+  const std::vector<int> b{dev(t, "n0/gpu2"), dev(t, "n0/gpu3"), dev(t, "n1/gpu2"),
+                           dev(t, "n1/gpu3")};
+  const CollectiveCost one = m.send_recv(a[0], a[2], 1e9);
+  CHECK(one.bottleneck.type == "pcie4");
+  CHECK(one.time_us - one.latency_us == doctest::Approx(1e9 / (32 * 0.821 * 1e3)));
+  const auto pairs = m.cost_concurrent(CollOp::SendRecv, {{a[0], a[2]}, {b[0], b[2]}}, 1e9);
+  CHECK(pairs[0].bottleneck.kind == LinkKind::Network);
+  CHECK(pairs[0].time_us - pairs[0].latency_us == doctest::Approx(2e9 / 48e3));
+  // EP all-to-all: each group sends half its bytes across servers; together they load the NIC
+  // twice as much as one group alone.
+  const CollectiveCost alone = m.cost(CollOp::AllToAll, a, 1e9);
+  const auto both = m.cost_concurrent(CollOp::AllToAll, {a, b}, 1e9);
+  CHECK(both[0].time_us > alone.time_us);
+  CHECK(both[1].time_us == doctest::Approx(both[0].time_us));
+  CHECK(both[0].bottleneck.kind == LinkKind::Network);
+}
