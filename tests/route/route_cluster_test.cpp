@@ -4,18 +4,16 @@
 
 #include <map>
 
+#include "route/route_helpers.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/route.hpp"
 #include "topoplan/topology_io.hpp"
 
 using namespace topoplan;
+using topoplan::test::check_path;
+using topoplan::test::id;
 
 namespace {
-int id(const Topology& t, const std::string& name) {
-  auto i = t.find(name);
-  REQUIRE(i.has_value());
-  return *i;
-}
 int count_type(const Topology& t, DeviceType type, int tier = -1) {
   int n = 0;
   for (std::size_t d = 0; d < t.device_count(); ++d) {
@@ -46,17 +44,13 @@ TEST_CASE("2-node rail-optimized hgx-h100-8: NET paths through the rail leaf") {
   // n0/gpu0→psw0→nic0→rail0/leaf0→nic0→psw0→gpu0: NET, bottleneck the 50 GB/s NIC port,
   // latency 4 × 0.5 (PCIe) + 2 × 0.35 (IB) = 2.7 µs.
   const Path& p = r.path(id(t, "n0/gpu0"), id(t, "n1/gpu0"));
-  CHECK(p.cls == PathClass::NET);
-  CHECK(p.bw_GBps == doctest::Approx(50));
-  CHECK(p.latency_us == doctest::Approx(2.7));
+  check_path(p, PathClass::NET, 50, 2.7);
   REQUIRE(p.hops.size() == 6);
   CHECK(t.device(t.to_device(p.hops[2])).id == "rail0/leaf0");
   // Cross-rail: gpu0 relays over NVLink to gpu3 and uses nic3 (PXN), then rail 3:
   // 0.3 + 0.3 + 0.5 + 0.5 + 0.35 + 0.35 + 0.5 + 0.5 = 3.3 µs.
   const Path& x = r.path(id(t, "n0/gpu0"), id(t, "n1/gpu3"));
-  CHECK(x.cls == PathClass::NET);
-  CHECK(x.bw_GBps == doctest::Approx(50));
-  CHECK(x.latency_us == doctest::Approx(3.3));
+  check_path(x, PathClass::NET, 50, 3.3);
   // Inside one server the network is never used.
   const Path& in = r.path(id(t, "n1/gpu0"), id(t, "n1/gpu7"));
   CHECK(in.cls == PathClass::NVL);

@@ -3,17 +3,15 @@
 // upi 22 GB/s and 1.0 µs (topologies/catalog/links.json).
 #include <doctest/doctest.h>
 
+#include "route/route_helpers.hpp"
 #include "topoplan/route.hpp"
 #include "topoplan/topology_io.hpp"
 
 using namespace topoplan;
+using topoplan::test::check_path;
+using topoplan::test::id;
 
 namespace {
-int id(const Topology& t, const std::string& name) {
-  auto i = t.find(name);
-  REQUIRE(i.has_value());
-  return *i;
-}
 bool uses_kind(const Topology& t, const Path& p, LinkKind kind) {
   for (DirLink d : p.hops)
     if (t.link(link_of(d)).kind == kind) return true;
@@ -41,15 +39,11 @@ TEST_CASE("hgx-h100-8: GPU to NIC") {
   Router r(t);
   // gpu0 and nic0 share psw0: PIX, bottleneck PCIe Gen5 x16 = 64 GB/s, 2 hops of 0.5 µs.
   const Path& p = r.path(id(t, "gpu0"), id(t, "nic0"));
-  CHECK(p.cls == PathClass::PIX);
-  CHECK(p.bw_GBps == doctest::Approx(64));
-  CHECK(p.latency_us == doctest::Approx(1.0));
+  check_path(p, PathClass::PIX, 64, 1.0);
   // nic4 hangs off the other socket: the direct path is SYS, but NCCL's PXN relays through
   // gpu4 (NVLink to gpu4, then its PCIe switch): gpu0→nvswitch→gpu4→psw2→nic4.
   const Path& q = r.path(id(t, "gpu0"), id(t, "nic4"));
-  CHECK(q.cls == PathClass::PXN);
-  CHECK(q.bw_GBps == doctest::Approx(64));
-  CHECK(q.latency_us == doctest::Approx(0.3 + 0.3 + 0.5 + 0.5));
+  check_path(q, PathClass::PXN, 64, 0.3 + 0.3 + 0.5 + 0.5);
   // Two GPUs and two NICs share each switch; the tie goes to the NIC of the same local index.
   for (int g = 0; g < 8; ++g)
     CHECK(t.device(r.nic_of_gpu(id(t, "gpu" + std::to_string(g)))).id == "nic" + std::to_string(g));
@@ -63,19 +57,13 @@ TEST_CASE("pcie-l40s-8: PIX under one switch, PHB through a CPU, SYS across UPI"
   const int g0 = id(t, "gpu0");
   // gpu0, gpu1 on psw0: gpu0→psw0→gpu1, PCIe Gen4 x16 = 32 GB/s, 1.0 µs.
   const Path& pix = r.path(g0, id(t, "gpu1"));
-  CHECK(pix.cls == PathClass::PIX);
-  CHECK(pix.bw_GBps == doctest::Approx(32));
-  CHECK(pix.latency_us == doctest::Approx(1.0));
+  check_path(pix, PathClass::PIX, 32, 1.0);
   // gpu2 on psw1, same socket: gpu0→psw0→cpu0→psw1→gpu2: PHB, 32 GB/s, 4 × 0.5 µs.
   const Path& phb = r.path(g0, id(t, "gpu2"));
-  CHECK(phb.cls == PathClass::PHB);
-  CHECK(phb.bw_GBps == doctest::Approx(32));
-  CHECK(phb.latency_us == doctest::Approx(2.0));
+  check_path(phb, PathClass::PHB, 32, 2.0);
   // gpu4 on the other socket: + cpu0→cpu1 over UPI (22 GB/s, 1 µs): SYS, bottleneck UPI.
   const Path& sys = r.path(g0, id(t, "gpu4"));
-  CHECK(sys.cls == PathClass::SYS);
-  CHECK(sys.bw_GBps == doctest::Approx(22));
-  CHECK(sys.latency_us == doctest::Approx(3.0));
+  check_path(sys, PathClass::SYS, 22, 3.0);
   CHECK(sys.hops.size() == 5);
   CHECK(r.nvlink_domain_GBps(g0) == 0);
   // NICs sit on the CPUs: gpu0→psw0→cpu0→nic0 is PHB; gpu6's closest NIC is nic1 (cpu1).
