@@ -69,6 +69,8 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
   g.nvswitch = true;
   for (const auto& node : g.by_node) {
     g.ppn = std::max(g.ppn, static_cast<int>(node.size()));
+    g.min_ppn = g.min_ppn == 0 ? static_cast<int>(node.size())
+                               : std::min(g.min_ppn, static_cast<int>(node.size()));
     std::set<int> nics;
     g.nic_of.emplace_back();
     for (std::size_t i = 0; i < node.size(); ++i) {

@@ -49,7 +49,8 @@ std::string algorithm_unavailable(Algorithm algo, CollOp op, const GroupInfo& g,
                                   const CollectiveOptions& o, const NcclTuning& tuning) {
   const bool p2p = op == CollOp::AllToAll || op == CollOp::SendRecv;
   const bool ag_rs = op == CollOp::AllGather || op == CollOp::ReduceScatter;
-  const bool nvls_hw = g.nvswitch && g.min_sm >= tuning.nvls_min_sm;
+  // NVLS needs NVSwitch multicast (sm90+) and at least two GPUs of the group per server.
+  const bool nvls_hw = g.nvswitch && g.min_sm >= tuning.nvls_min_sm && g.min_ppn >= 2;
   switch (algo) {
     case Algorithm::Direct:
       return p2p ? "" : "direct is only for all-to-all and send/recv";
@@ -61,12 +62,14 @@ std::string algorithm_unavailable(Algorithm algo, CollOp op, const GroupInfo& g,
       if (op != CollOp::AllReduce && !ag_rs)
         return "NVLS implements all-reduce/all-gather/reduce-scatter";
       if (!o.allow_nvls) return "NVLS is disabled (--no-nvls)";
-      if (!nvls_hw) return "NVLS needs every GPU on an NVSwitch and sm90+";
+      if (!nvls_hw)
+        return "NVLS needs every GPU on an NVSwitch, sm90+ and two or more GPUs per server";
       return g.nodes == 1 ? "" : "multi-node NVLS needs CollNet (SHARP); use nvlstree";
     case Algorithm::NvlsTree:
       if (op != CollOp::AllReduce) return "NVLSTree only implements all-reduce";
       if (!o.allow_nvls) return "NVLS is disabled (--no-nvls)";
-      if (!nvls_hw) return "NVLSTree needs every GPU on an NVSwitch and sm90+";
+      if (!nvls_hw)
+        return "NVLSTree needs every GPU on an NVSwitch, sm90+ and two or more GPUs per server";
       return g.nodes > 1 ? "" : "NVLSTree is off on a single node (NCCL)";
     case Algorithm::CollNet:
       if (op != CollOp::AllReduce) return "CollNet is modelled for all-reduce only";

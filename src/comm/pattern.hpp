@@ -22,7 +22,8 @@ struct GroupInfo {
   std::vector<std::vector<int>> nic_of;   // parallel to by_node: each GPU's NIC (multi-node only)
   int n = 0;
   int nodes = 0;
-  int ppn = 0;  // max GPUs of the group per server
+  int min_ppn = 0;  // min GPUs of the group per server
+  int ppn = 0;      // max GPUs of the group per server
   int min_sm = 0;
   bool same_sm = true;
   int arch = 0;                            // 0 volta, 1 ampere, 2 hopper, 3 blackwell

@@ -94,3 +94,17 @@ TEST_CASE("every operation runs on every built-in topology") {
     CHECK(m.send_recv(t.gpus().front(), t.gpus().back(), 64 * kMiB).time_us > 0);
   }
 }
+
+TEST_CASE("NVLS and NVLSTree need two or more GPUs of the group per server") {
+  const Topology t = cluster("hgx-h100-8", 4);
+  Router r(t);
+  CollectiveModel m(r);
+  std::vector<int> rail;  // GPU 0 of every server: a DP group under TP=8
+  for (int n = 0; n < 4; ++n) rail.push_back(t.gpus_of_node(n).front());
+  CHECK_THROWS_AS(m.cost(CollOp::AllReduce, rail, kGiB, force(Algorithm::NvlsTree)), InputError);
+  const CollectiveCost c = m.cost(CollOp::AllReduce, rail, kGiB);
+  CHECK((c.algorithm == Algorithm::Ring || c.algorithm == Algorithm::Tree));
+  // One NDR400 NIC per rank: ring busbw ≈ 48 at large sizes.
+  CHECK(m.cost(CollOp::AllReduce, rail, 8 * kGiB, force(Algorithm::Ring)).busbw_GBps ==
+        doctest::Approx(48).epsilon(0.02));
+}
