@@ -28,6 +28,9 @@ struct Path {
 // Inside a server: best path by NCCL's rule (class, then bandwidth, then hops). Between servers
 // of a generated cluster: structural (GPU → its NIC → fabric up to the lowest common switch →
 // NIC → GPU), so routing scales to 100k GPUs without all-pairs search.
+// Queries fill internal caches, so one Router must not be shared between threads (copying the
+// Topology and making a Router per thread is fine). Returned references stay valid as long as
+// the Router lives.
 class Router {
  public:
   explicit Router(const Topology& topology);

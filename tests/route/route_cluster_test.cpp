@@ -131,3 +131,35 @@ TEST_CASE("three tiers and bad options") {
   bad.link = "nvlink4";
   CHECK_THROWS_AS(make_cluster(load_topology("hgx-h20-8"), bad), InputError);
 }
+
+TEST_CASE("identity: every path is a connected walk from src to dst with its bottleneck and sum") {
+  ClusterOptions forced;
+  forced.nodes = 2;
+  forced.fabric = "fat-tree";
+  forced.tiers = 2;  // 16 ports would fit one switch; ask for leaves + spines anyway
+  const Topology two_tier = make_cluster(load_topology("hgx-h20-8"), forced);
+  CHECK(two_tier.fabric.tiers == 2);
+  for (const Topology& t : {cluster("pcie-l40s-8", 300, "fat-tree"),
+                            cluster("hgx-h100-8", 1100, "fat-tree", 2.0), two_tier}) {
+    Router r(t);
+    const auto& gpus = t.gpus();
+    for (std::size_t i = 0; i < gpus.size(); i += 37) {
+      const int a = gpus[i], b = gpus[(i * 7919 + 13) % gpus.size()];
+      if (a == b) continue;
+      const Path& p = r.path(a, b);
+      INFO(t.name << " " << t.device(a).id << " → " << t.device(b).id);
+      REQUIRE_FALSE(p.hops.empty());
+      CHECK(t.from_device(p.hops.front()) == a);
+      CHECK(t.to_device(p.hops.back()) == b);
+      double bw = 1e300, lat = 0;
+      for (std::size_t h = 0; h < p.hops.size(); ++h) {
+        if (h > 0) CHECK(t.from_device(p.hops[h]) == t.to_device(p.hops[h - 1]));
+        bw = std::min(bw, t.bw_GBps(p.hops[h]));
+        lat += t.link(link_of(p.hops[h])).latency_us;
+      }
+      CHECK(p.bw_GBps == doctest::Approx(bw));
+      CHECK(p.latency_us == doctest::Approx(lat));
+      CHECK((t.device(a).node == t.device(b).node) == (p.cls != PathClass::NET));
+    }
+  }
+}
