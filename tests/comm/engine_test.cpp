@@ -191,3 +191,31 @@ TEST_CASE("concurrent all-to-all groups and send/recv pairs sharing a NIC slow e
   CHECK(both[1].time_us == doctest::Approx(both[0].time_us));
   CHECK(both[0].bottleneck.kind == LinkKind::Network);
 }
+
+TEST_CASE("eight concurrent DP rings share an oversubscribed fat-tree's leaf uplinks") {
+  // 32 × hgx-h100-8 on an 8:1 oversubscribed fat-tree: 256 NIC ports fill several leaves (57
+  // down, 7 up each), so each rail's DP ring crosses leaf uplinks where consecutive servers sit
+  // under different leaves. Alone, one ring (GPU r of every server) is bound by its NICs: each
+  // ring edge carries 2(n−1)/n·S = 1.9375·S. With all eight rails' rings running, the eight
+  // rings' crossings share the 7 uplinks, so at least one uplink carries two ring edges
+  // (pigeonhole) and every ring slows down.
+  ClusterOptions o;
+  o.nodes = 32;
+  o.fabric = "fat-tree";
+  o.oversubscription = 8.0;
+  const Topology t = load_topology("hgx-h100-8", o);
+  Router r(t);
+  CollectiveModel m(r);
+  std::vector<std::vector<int>> dp(8);
+  for (int n = 0; n < 32; ++n)
+    for (std::size_t g = 0; g < 8; ++g) dp[g].push_back(t.gpus_of_node(n)[g]);
+  const CollectiveOptions ring = force(Algorithm::Ring, Protocol::Simple);
+  const CollectiveCost alone = m.cost(CollOp::AllReduce, dp[0], kGiB, ring);
+  const auto all = m.cost_concurrent(CollOp::AllReduce, dp, kGiB, ring);
+  CHECK(alone.bottleneck.type == "ib-ndr400");
+  CHECK(alone.bottleneck.load_bytes == doctest::Approx(1.9375 * kGiB));
+  CHECK(all[0].time_us > 1.1 * alone.time_us);
+  CHECK(all[0].bottleneck.load_bytes >= 2 * 1.9375 * kGiB * 0.999);
+  CHECK((all[0].bottleneck.from.find("leaf") != std::string::npos ||
+         all[0].bottleneck.to.find("leaf") != std::string::npos));
+}
