@@ -110,9 +110,10 @@ using TrafficMatrix = std::vector<std::vector<double>>;
 TrafficMatrix moe_dispatch_matrix(int ranks, double tokens, double token_bytes, int top_k,
                                   const std::vector<double>& expert_share = {});
 
-// Prices collectives on one topology. Routes and link-load patterns are cached per (op class,
-// algorithm, group), so repeated calls at other sizes cost O(algorithms × protocols).
-// Not thread-safe (the caches are mutable); use one model per thread.
+// Prices collectives on one topology. Routes and link-load patterns are cached per (op, root,
+// groups, algorithm), so repeated calls at other sizes cost O(algorithms × protocols).
+// The Router and the NcclTuning must outlive the model. Not thread-safe (the caches are
+// mutable); use one model per thread.
 class CollectiveModel {
  public:
   explicit CollectiveModel(const Router& router, const NcclTuning& tuning = NcclTuning::builtin());
@@ -134,15 +135,21 @@ class CollectiveModel {
                                               const CollectiveOptions& options = {}) const;
 
   // Ragged all-to-all; size_bytes of the result = max per-rank send or receive (nccl-tests
-  // alltoallv convention).
+  // alltoallv convention). Throws InputError when the matrix is not ranks × ranks or holds a
+  // negative or NaN entry.
   CollectiveCost all_to_all(const std::vector<int>& gpus, const TrafficMatrix& bytes,
                             const CollectiveOptions& options = {}) const;
+  // Several ragged all-to-alls at the same time (e.g. the EP groups of every DP replica).
+  std::vector<CollectiveCost> all_to_all_concurrent(const std::vector<std::vector<int>>& groups,
+                                                    const std::vector<TrafficMatrix>& bytes,
+                                                    const CollectiveOptions& options = {}) const;
 
   // Point-to-point (pipeline stage boundary).
   CollectiveCost send_recv(int src_gpu, int dst_gpu, double bytes,
                            const CollectiveOptions& options = {}) const;
 
-  // The reference engine: no caches, flows routed and summed every call. Same answers as cost().
+  // The reference engine: no caches or closed forms, every flow routed and summed on each call.
+  // Same answers as cost() (all-to-all and send/recv always take the engine).
   CollectiveCost cost_uncached(CollOp op, const std::vector<int>& gpus, double size_bytes,
                                const CollectiveOptions& options = {}) const;
 

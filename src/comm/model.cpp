@@ -277,31 +277,54 @@ CollectiveCost CollectiveModel::cost_uncached(CollOp op, const std::vector<int>&
 
 namespace topoplan {
 
-CollectiveCost CollectiveModel::all_to_all(const std::vector<int>& gpus, const TrafficMatrix& bytes,
-                                           const CollectiveOptions& options) const {
-  Pattern p = impl_->make_pattern({gpus});
-  if (bytes.size() != gpus.size() || std::any_of(bytes.begin(), bytes.end(), [&](const auto& r) {
-        return r.size() != gpus.size();
-      }))
+namespace {
+// nccl-tests alltoallv size of a traffic matrix: the largest per-rank send or receive volume;
+// also the largest single peer transfer (for the p2p protocol choice).
+std::pair<double, double> alltoallv_size(const TrafficMatrix& bytes, std::size_t ranks) {
+  if (bytes.size() != ranks ||
+      std::any_of(bytes.begin(), bytes.end(), [&](const auto& r) { return r.size() != ranks; }))
     throw InputError("all-to-all: the traffic matrix must be ranks × ranks");
-  // nccl-tests alltoallv size: the largest per-rank send or receive volume.
   double size = 0, peer_max = 0;
-  std::vector<double> recv(gpus.size(), 0.0);
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
+  std::vector<double> recv(ranks, 0.0);
+  for (std::size_t i = 0; i < ranks; ++i) {
     double send = 0;
-    for (std::size_t j = 0; j < gpus.size(); ++j) {
-      if (!(bytes[i][j] >= 0)) throw InputError("all-to-all: negative or NaN bytes in the matrix");
+    for (std::size_t j = 0; j < ranks; ++j) {
+      if (!(bytes[i][j] >= 0) || !std::isfinite(bytes[i][j]))
+        throw InputError("all-to-all: negative, infinite or NaN bytes in the traffic matrix");
       send += bytes[i][j], recv[j] += bytes[i][j];
       if (i != j) peer_max = std::max(peer_max, bytes[i][j]);
     }
     size = std::max(size, send);
   }
   for (double r : recv) size = std::max(size, r);
-  TrafficMatrix w = bytes;  // weights per byte of `size`
-  for (auto& r : w)
-    for (double& x : r) x = size > 0 ? x / size : 0;
-  const GroupLoad l = impl_->direct_loads(p, {w}).front();
-  return impl_->p2p(p.groups.front(), l, CollOp::AllToAll, size, peer_max, options);
+  return {size, peer_max};
+}
+}  // namespace
+
+CollectiveCost CollectiveModel::all_to_all(const std::vector<int>& gpus, const TrafficMatrix& bytes,
+                                           const CollectiveOptions& options) const {
+  return all_to_all_concurrent({gpus}, {bytes}, options).front();
+}
+
+std::vector<CollectiveCost> CollectiveModel::all_to_all_concurrent(
+    const std::vector<std::vector<int>>& groups, const std::vector<TrafficMatrix>& bytes,
+    const CollectiveOptions& options) const {
+  if (groups.empty() || groups.size() != bytes.size())
+    throw InputError("all-to-all: give one traffic matrix per group");
+  Pattern p = impl_->make_pattern(groups);
+  std::vector<std::pair<double, double>> sizes;
+  std::vector<TrafficMatrix> w = bytes;  // weights per byte of each group's size
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    sizes.push_back(alltoallv_size(bytes[g], groups[g].size()));
+    for (auto& r : w[g])
+      for (double& x : r) x = sizes[g].first > 0 ? x / sizes[g].first : 0;
+  }
+  const std::vector<GroupLoad> loads = impl_->direct_loads(p, w);
+  std::vector<CollectiveCost> out;
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    out.push_back(impl_->p2p(p.groups[g], loads[g], CollOp::AllToAll, sizes[g].first,
+                             sizes[g].second, options));
+  return out;
 }
 
 CollectiveCost CollectiveModel::send_recv(int src_gpu, int dst_gpu, double bytes,

@@ -219,3 +219,24 @@ TEST_CASE("eight concurrent DP rings share an oversubscribed fat-tree's leaf upl
   CHECK((all[0].bottleneck.from.find("leaf") != std::string::npos ||
          all[0].bottleneck.to.find("leaf") != std::string::npos));
 }
+
+TEST_CASE("ragged all-to-all: nccl-tests alltoallv size, bad matrices rejected") {
+  const Topology t = load_topology("hgx-h100-8");
+  Router r(t);
+  CollectiveModel m(r);
+  const std::vector<int> g = first(t, 4);
+  // Rank 0 sends 3 × 100 MB; rank 3 receives 100 + 200 + 200 = 500 MB, the largest per-rank
+  // volume: size = 500 MB, and the switch → gpu3 direction carries all 500 MB.
+  TrafficMatrix b(4, std::vector<double>(4, 0.0));
+  b[0][1] = b[0][2] = b[0][3] = 100e6;
+  b[1][3] = b[2][3] = 200e6;
+  const CollectiveCost c = m.all_to_all(g, b);
+  CHECK(c.size_bytes == doctest::Approx(500e6));
+  CHECK(c.bottleneck.to == "gpu3");
+  CHECK(c.bottleneck.load_bytes == doctest::Approx(500e6));
+  CHECK(c.time_us - c.latency_us == doctest::Approx(500e6 / (450 * 0.844 * 1e3)));
+  b[1][2] = -1;
+  CHECK_THROWS_AS(m.all_to_all(g, b), InputError);
+  CHECK_THROWS_AS(m.all_to_all(g, TrafficMatrix(3, std::vector<double>(4, 0.0))), InputError);
+  CHECK_THROWS_AS(m.all_to_all_concurrent({g, g}, {b}), InputError);
+}
