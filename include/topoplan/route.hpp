@@ -17,11 +17,11 @@ enum class PathClass { LOC, NVL, NVB, C2C, PIX, PXB, P2C, PXN, PHB, SYS, NET, DI
 std::string_view to_string(PathClass c);
 
 struct Path {
-  int src = -1, dst = -1;           // device indices
-  std::vector<DirLink> hops;        // directed links in order, src → dst
-  PathClass cls = PathClass::DIS;   // DIS when unreachable (hops empty)
-  double bw_GBps = 0;               // bottleneck (minimum nominal bw over hops)
-  double latency_us = 0;            // sum of hop latencies
+  int src = -1, dst = -1;          // device indices
+  std::vector<DirLink> hops;       // directed links in order, src → dst
+  PathClass cls = PathClass::DIS;  // DIS when unreachable (hops empty)
+  double bw_GBps = 0;              // bottleneck (minimum nominal bw over hops)
+  double latency_us = 0;           // sum of hop latencies
 };
 
 // Routes on one Topology (which must outlive it). Paths are computed on demand and cached.
@@ -52,6 +52,9 @@ class Router {
   // none) and to the network (its NIC's rate bounded by the GPU↔NIC path).
   double nvlink_domain_GBps(int gpu) const;
   double network_GBps(int gpu) const;
+  // A NIC's port rate (GB/s per direction): its fabric links, or the catalog line rate when it
+  // has none (a server alone); 0 for an unknown model without links.
+  double nic_GBps(int nic) const;
 
  private:
   struct Impl;
@@ -76,13 +79,14 @@ struct TopologySummary {
   std::vector<int> switches_per_tier;                // [0] = tier 1 (leaves), ...
   int gpus = 0;
   int nodes = 0;
-  std::string gpu_model;            // of the first GPU ("" when none)
-  double gpu_memory_bytes = 0;      // sum over GPUs (catalog capacity)
-  int nvlink_domain = 0;            // GPUs reachable from the first GPU at class NVL/NVB, itself included
-  double nvlink_GBps = 0;           // Router::nvlink_domain_GBps of the first GPU
-  double pcie_GBps = 0;             // its PCIe link(s) to the host
-  double network_GBps = 0;          // Router::network_GBps of the first GPU
-  double bisection_GBps = 0;        // bisection_GBps(); skipped (0) when `with_bisection` is false
+  std::string gpu_model;        // of the first GPU ("" when none)
+  double gpu_memory_bytes = 0;  // sum over GPUs (catalog capacity)
+  int nvlink_domain = 0;    // GPUs reachable from the first GPU at class NVL/NVB, itself included
+  double nvlink_GBps = 0;   // Router::nvlink_domain_GBps of the first GPU
+  double pcie_GBps = 0;     // its PCIe link(s) to the host
+  double network_GBps = 0;  // Router::network_GBps of the first GPU
+  double network_share_GBps = 0;  // its server's NIC port total ÷ its GPUs, at most network_GBps
+  double bisection_GBps = 0;      // bisection_GBps(); skipped (0) when `with_bisection` is false
 };
 TopologySummary summarize(const Router& router, bool with_bisection = true);
 

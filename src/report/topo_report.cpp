@@ -67,7 +67,8 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
                    {"per_gpu",
                     {{"nvlink_GBps", round4(s.nvlink_GBps)},
                      {"pcie_GBps", round4(s.pcie_GBps)},
-                     {"network_GBps", round4(s.network_GBps)}}},
+                     {"network_GBps", round4(s.network_GBps)},
+                     {"network_share_GBps", round4(s.network_share_GBps)}}},
                    {"bisection_GBps", round4(s.bisection_GBps)},
                    {"switches_per_tier", s.switches_per_tier},
                    {"fabric", fabric_json(t.fabric)}};
@@ -87,7 +88,8 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
   table.add_row({"NVLink domain", std::to_string(s.nvlink_domain) + " GPUs"});
   table.add_row({"NVLink per GPU", gbps(s.nvlink_GBps)});
   table.add_row({"PCIe per GPU", gbps(s.pcie_GBps)});
-  table.add_row({"network per GPU", gbps(s.network_GBps)});
+  table.add_row({"network per GPU",
+                 gbps(s.network_GBps) + " (NIC shared: " + gbps(s.network_share_GBps) + ")"});
   table.add_row({"bisection", gbps(s.bisection_GBps)});
   if (!t.fabric.kind.empty()) {
     std::string tiers;

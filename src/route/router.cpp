@@ -170,15 +170,16 @@ double Router::nvlink_domain_GBps(int gpu) const {
   return sum;
 }
 
+double Router::nic_GBps(int nic) const {
+  const double port = impl_->fabric.nic_port_GBps(nic);
+  if (port > 0) return port;
+  const NicSpec* spec = Catalog::builtin().find_nic(impl_->topo.device(nic).model);
+  return spec ? spec->GBps : 0;
+}
+
 double Router::network_GBps(int gpu) const {
   const int nic = nic_of_gpu(gpu);
-  if (nic < 0) return 0;
-  double port = impl_->fabric.nic_port_GBps(nic);
-  if (port <= 0) {  // a server alone: the NIC's line rate from the catalog
-    const NicSpec* spec = Catalog::builtin().find_nic(impl_->topo.device(nic).model);
-    port = spec ? spec->GBps : 0;
-  }
-  return std::min(port, path(gpu, nic).bw_GBps);
+  return nic < 0 ? 0 : std::min(nic_GBps(nic), path(gpu, nic).bw_GBps);
 }
 
 }  // namespace topoplan

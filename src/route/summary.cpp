@@ -1,4 +1,5 @@
 // TopologySummary: the figures `topoplan topo show` prints.
+#include <algorithm>
 #include <array>
 
 #include "topoplan/route.hpp"
@@ -42,6 +43,13 @@ TopologySummary summarize(const Router& router, bool with_bisection) {
   for (const Adjacent& a : t.neighbours(first))
     if (t.link(link_of(a.out)).kind == LinkKind::PCIe) s.pcie_GBps += t.bw_GBps(a.out);
   s.network_GBps = router.network_GBps(first);
+  // NICs shared by several GPUs (PCIe servers: 2 NICs for 8 GPUs) split their rate.
+  const int node = std::max(0, t.device(first).node);
+  double ports = 0;
+  for (int nic : t.nics_of_node(node)) ports += router.nic_GBps(nic);
+  const std::size_t node_gpus = t.gpus_of_node(node).size();
+  if (node_gpus > 0)
+    s.network_share_GBps = std::min(s.network_GBps, ports / static_cast<double>(node_gpus));
   if (with_bisection) s.bisection_GBps = bisection_GBps(router);
   return s;
 }

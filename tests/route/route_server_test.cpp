@@ -70,6 +70,10 @@ TEST_CASE("pcie-l40s-8: PIX under one switch, PHB through a CPU, SYS across UPI"
   CHECK(r.path(g0, id(t, "nic0")).cls == PathClass::PHB);
   CHECK(t.device(r.nic_of_gpu(g0)).id == "nic0");
   CHECK(t.device(r.nic_of_gpu(id(t, "gpu6"))).id == "nic1");
+  // gpu0's NIC runs at 50 GB/s but the GPU's PCIe Gen4 x16 caps it at 32; with all 8 GPUs
+  // sending, the 2 NICs give 2 × 50 / 8 = 12.5 GB/s each.
+  CHECK(r.network_GBps(g0) == doctest::Approx(32));
+  CHECK(summarize(r, false).network_share_GBps == doctest::Approx(12.5));
 }
 
 TEST_CASE("every built-in server: paths are symmetric in class and bandwidth") {
