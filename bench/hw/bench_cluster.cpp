@@ -18,6 +18,47 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A sanity check, not part of the timing's purpose: the hops form a walk from src to dst.
+bool connected(const Topology& t, const Path& p) {
+  if (p.hops.empty() || t.from_device(p.hops.front()) != p.src) return false;
+  for (std::size_t h = 1; h < p.hops.size(); ++h)
+    if (t.from_device(p.hops[h]) != t.to_device(p.hops[h - 1])) return false;
+  return t.to_device(p.hops.back()) == p.dst;
+}
+
+struct Timing {
+  std::size_t paths = 0, hops = 0;
+  double seconds = 0;
+  std::string text() const {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%zu paths %.3f s (%.2f us/path, %.1f hops)", paths, seconds,
+                  1e6 * seconds / static_cast<double>(paths),
+                  static_cast<double>(hops) / static_cast<double>(paths));
+    return buf;
+  }
+};
+
+// Routes GPU r of server k to GPU r of server k + offset, for every r and k.
+Timing route_all(const Topology& t, const Router& router, int per_node, int nodes, int offset) {
+  Timing out;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < per_node; ++r)
+    for (int k = 0; k < nodes; ++k) {
+      const int a = t.gpus()[static_cast<std::size_t>(k * per_node + r)];
+      const int b = t.gpus()[static_cast<std::size_t>(((k + offset) % nodes) * per_node + r)];
+      const Path& p = router.path(a, b);
+      if (p.cls != PathClass::NET || !connected(t, p)) {
+        std::fprintf(stderr, "bad path %s -> %s (class %s)\n", t.device(a).id.c_str(),
+                     t.device(b).id.c_str(), std::string(to_string(p.cls)).c_str());
+        std::exit(1);
+      }
+      ++out.paths;
+      out.hops += p.hops.size();
+    }
+  out.seconds = seconds_since(t0);
+  return out;
+}
+
 void run(const std::string& server_name, const std::string& fabric, int gpus) {
   const Topology server = load_topology(server_name);
   const int per_node = static_cast<int>(server.gpus().size());
@@ -32,31 +73,15 @@ void run(const std::string& server_name, const std::string& fabric, int gpus) {
   Router router(t);
   const double router_s = seconds_since(t0);
 
-  // Rail rings: one ring per local GPU index across all servers; NET paths, ECMP up the tree.
-  t0 = std::chrono::steady_clock::now();
-  std::size_t paths = 0, hops = 0;
-  double min_bw = 1e300;
-  for (int r = 0; r < per_node; ++r)
-    for (int k = 0; k < o.nodes; ++k) {
-      const int a = t.gpus()[static_cast<std::size_t>(k * per_node + r)];
-      const int b = t.gpus()[static_cast<std::size_t>(((k + 1) % o.nodes) * per_node + r)];
-      const Path& p = router.path(a, b);
-      if (p.cls != PathClass::NET) {
-        std::fprintf(stderr, "unexpected class %s\n", std::string(to_string(p.cls)).c_str());
-        std::exit(1);
-      }
-      ++paths;
-      hops += p.hops.size();
-      min_bw = std::min(min_bw, p.bw_GBps);
-    }
-  const double route_s = seconds_since(t0);
+  // Rail rings (server k → k+1: mostly leaf-local) and half-way pairs (k → k + N/2: through the
+  // top tier), one per local GPU index and server; all NET paths, ECMP up the tree.
+  const Timing ring = route_all(t, router, per_node, o.nodes, 1);
+  const Timing far = route_all(t, router, per_node, o.nodes, o.nodes / 2);
   std::printf(
-      "%-11s %-15s %7zu GPUs %6d nodes %8zu devices %8zu links %d tiers | build %7.3f s"
-      " | router %6.3f s | %7zu ring paths %7.3f s (%5.2f us/path, %.1f hops, min %.0f GB/s)\n",
+      "%-11s %-15s %7zu GPUs %6d nodes %8zu devices %8zu links %d tiers | build %6.3f s"
+      " | router %6.3f s | ring %s | half-way %s\n",
       server_name.c_str(), fabric.c_str(), t.gpus().size(), o.nodes, t.device_count(),
-      t.link_count(), t.fabric.tiers, build_s, router_s, paths, route_s,
-      1e6 * route_s / static_cast<double>(paths),
-      static_cast<double>(hops) / static_cast<double>(paths), min_bw);
+      t.link_count(), t.fabric.tiers, build_s, router_s, ring.text().c_str(), far.text().c_str());
   std::fflush(stdout);
 }
 
