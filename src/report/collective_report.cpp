@@ -52,7 +52,8 @@ void print_json(std::ostream& os, const CollectiveReport& r) {
   ordered_json j{
       {"op", std::string(to_string(r.op))},
       {"topology", r.topology},
-      {"ranks", r.ranks},
+      {"ranks", r.ranks.size()},
+      {"devices", r.ranks},
       {"nodes", r.nodes},
       {"dtype", r.dtype},
       {"busbw_factor", round_to(busbw_factor(r.op, static_cast<int>(r.ranks.size())), 6)},

@@ -1,6 +1,8 @@
 // Output of `topoplan collective`: an nccl-tests-like table by default, JSON with stable keys
-// {"op", "topology", "ranks", "results": [{"size_bytes", "time_us", "algbw_GBps", "busbw_GBps",
-// "algorithm", "protocol", "bottleneck", ...}]} (docs/collective-model.md).
+// {"op", "topology", "ranks" (count), "devices" (ids in rank order), "nodes", "dtype",
+// "busbw_factor", "results": [{"size_bytes", "count", "time_us", "latency_us", "algbw_GBps",
+// "busbw_GBps", "algorithm", "protocol", "channels", "bottleneck": {"from", "to", "type", "kind",
+// "load_bytes", "achieved_GBps", "utilisation"} or null}]} (docs/collective-model.md).
 #pragma once
 
 #include <ostream>
