@@ -120,6 +120,16 @@ TEST_CASE("three tiers and bad options") {
   int top = 0;
   for (DirLink d : p.hops) top = std::max(top, t.device(t.to_device(d)).tier);
   CHECK(top == 3);
+  // ECMP at both climbs: leaf → 32 spines of the pod, spine → 2 cores of its group, so the
+  // 1024 rail-1 flows from servers 0-31 (leaf 0) to servers 2048-2079 (pod 2) can use 64 cores
+  // of rail 1 (32 spine positions × 2); a fair hash uses every one, about 16 flows each.
+  std::map<int, int> per_core;
+  for (int a = 0; a < 32; ++a)
+    for (int b = 2048; b < 2080; ++b)
+      for (DirLink d : r.path(t.gpus_of_node(a)[1], t.gpus_of_node(b)[1]).hops)
+        if (t.device(t.to_device(d)).tier == 3) ++per_core[t.to_device(d)];
+  CHECK(per_core.size() == 64);
+  for (auto [core, n] : per_core) CHECK(n < 40);
   ClusterOptions bad;
   bad.nodes = 4;
   bad.fabric = "fat-tre";
