@@ -88,8 +88,8 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
   table.add_row({"NVLink domain", std::to_string(s.nvlink_domain) + " GPUs"});
   table.add_row({"NVLink per GPU", gbps(s.nvlink_GBps)});
   table.add_row({"PCIe per GPU", gbps(s.pcie_GBps)});
-  table.add_row({"network per GPU",
-                 gbps(s.network_GBps) + " (NIC shared: " + gbps(s.network_share_GBps) + ")"});
+  table.add_row({"network per GPU", gbps(s.network_GBps) + " (" + gbps(s.network_share_GBps) +
+                                        " with every GPU sending)"});
   table.add_row({"bisection", gbps(s.bisection_GBps)});
   if (!t.fabric.kind.empty()) {
     std::string tiers;
