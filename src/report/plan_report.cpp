@@ -271,6 +271,11 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   const PlanResult& best = o.plans.front();
   os << "\nBest: " << to_string(best.strategy) << " at batch " << batch_text(best.batch) << "\n";
   print_memory(os, best.memory);
+  if (best.max_batch < 8 && o.request.mode == PlanMode::Serve)
+    os << "Note: only " << batch_text(best.max_batch) << " sequence(s) of "
+       << fmt("%.0f", o.request.max_sequence()) << " tokens fit the KV cache. The reserve ("
+       << gbytes(best.memory.reserve_bytes) << " at --mem-util " << fmt("%g", o.request.mem_util)
+       << ") is the largest lever; more GPUs (--nodes) cut the weights per GPU.\n";
   print_breakdowns(os, best);
   if (o.placement) print_placement(os, o, best);
   if (!o.explanation.empty()) os << "Why: " << o.explanation << "\n";
