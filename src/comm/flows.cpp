@@ -10,12 +10,18 @@
 namespace topoplan::comm {
 
 namespace {
-// Where channel c enters and leaves server k: NCCL places one channel per NIC and keeps it
-// rail-aligned (it enters and leaves a server through the same NIC). When NIC c serves several
-// of the group's GPUs the channel enters at the first and leaves from the last of them; when
-// every GPU has its own NIC, successive servers alternate direction so that a channel leaving
-// server k from local position p enters server k+1 at position p (same rail).
-std::vector<int> server_order(const GroupInfo& g, std::size_t k, int c) {
+// How channel c crosses server k: NCCL places one channel per NIC and keeps it rail-aligned (it
+// enters and leaves a server through the same NIC). `seq` is the visiting order, starting at the
+// GPU next to the channel's NIC; `exit` is the GPU whose NIC sends to the next server. When NIC c
+// serves several of the group's GPUs the channel leaves from the last of them (exit ==
+// seq.back()); when it serves one, the last GPU relays through it over NVLink (PXN, exit ==
+// seq.front()), so the ring stays on one rail for any number of servers.
+struct ServerPass {
+  std::vector<int> seq;
+  int exit = -1;
+};
+
+ServerPass server_pass(const GroupInfo& g, std::size_t k, int c) {
   const auto& node = g.by_node[k];
   const int m = static_cast<int>(node.size());
   std::vector<int> nics;  // distinct NICs in order of first use
@@ -25,35 +31,36 @@ std::vector<int> server_order(const GroupInfo& g, std::size_t k, int c) {
   std::vector<int> on_nic;
   for (int i = 0; i < m; ++i)
     if (g.nic_of[k][static_cast<std::size_t>(i)] == nic) on_nic.push_back(i);
-  std::vector<int> seq;
-  if (on_nic.size() >= 2) {
-    const int enter = on_nic.front(), leave = on_nic.back();
-    seq.push_back(node[static_cast<std::size_t>(enter)]);
-    for (int i = 1; i < m; ++i) {
-      const int pos = (enter + i) % m;
-      if (pos != leave) seq.push_back(node[static_cast<std::size_t>(pos)]);
-    }
-    seq.push_back(node[static_cast<std::size_t>(leave)]);
-    return seq;
+  const int enter = on_nic.front(), leave = on_nic.back();
+  ServerPass p;
+  p.seq.push_back(node[static_cast<std::size_t>(enter)]);
+  for (int i = 1; i < m; ++i) {
+    const int pos = (enter + i) % m;
+    if (pos != leave || leave == enter) p.seq.push_back(node[static_cast<std::size_t>(pos)]);
   }
-  const int s = on_nic.front();
-  for (int i = 0; i < m; ++i) {
-    const int pos = (k % 2 == 0) ? (s + i) % m : ((s - 1 - i) % m + 2 * m) % m;
-    seq.push_back(node[static_cast<std::size_t>(pos)]);
-  }
-  return seq;
+  if (leave != enter) p.seq.push_back(node[static_cast<std::size_t>(leave)]);
+  p.exit = node[static_cast<std::size_t>(leave)];
+  return p;
 }
 
-// Ring order of channel c over all servers.
-std::vector<int> ring_order(const GroupInfo& g, int c) {
-  if (g.nodes == 1) return g.by_node[0];
-  std::vector<int> seq;
-  seq.reserve(g.gpus.size());
-  for (std::size_t k = 0; k < g.by_node.size(); ++k) {
-    const std::vector<int> part = server_order(g, k, c);
-    seq.insert(seq.end(), part.begin(), part.end());
+// Directed edges of channel c's ring (including PXN relays); every edge carries the same bytes.
+std::vector<std::pair<int, int>> ring_edges(const GroupInfo& g, int c) {
+  std::vector<std::pair<int, int>> edges;
+  if (g.nodes == 1) {
+    const auto& seq = g.by_node[0];
+    for (std::size_t i = 0; i < seq.size(); ++i)
+      edges.emplace_back(seq[i], seq[(i + 1) % seq.size()]);
+    return edges;
   }
-  return seq;
+  std::vector<ServerPass> passes;
+  for (std::size_t k = 0; k < g.by_node.size(); ++k) passes.push_back(server_pass(g, k, c));
+  for (std::size_t k = 0; k < passes.size(); ++k) {
+    const ServerPass& p = passes[k];
+    for (std::size_t i = 0; i + 1 < p.seq.size(); ++i) edges.emplace_back(p.seq[i], p.seq[i + 1]);
+    if (p.exit != p.seq.back()) edges.emplace_back(p.seq.back(), p.exit);  // PXN relay
+    edges.emplace_back(p.exit, passes[(k + 1) % passes.size()].seq.front());
+  }
+  return edges;
 }
 
 // Parent of position r in an in-order binary tree over n positions (-1 for the root, 0): r's
@@ -101,23 +108,19 @@ void switch_flows(const Topology& t, int gpu, double up, double down, double eff
 void ring_flows(const GroupInfo& g, double weight_per_edge, std::vector<Flow>& out) {
   if (g.n < 2) return;
   const int channels = g.nodes == 1 ? 1 : g.channels;
-  for (int c = 0; c < channels; ++c) {
-    const std::vector<int> seq = ring_order(g, c);
-    for (std::size_t i = 0; i < seq.size(); ++i)
-      out.push_back({seq[i], seq[(i + 1) % seq.size()], weight_per_edge / channels});
-  }
+  for (int c = 0; c < channels; ++c)
+    for (const auto& [a, b] : ring_edges(g, c)) out.push_back({a, b, weight_per_edge / channels});
 }
 
 void chain_flows(const GroupInfo& g, int root, std::vector<Flow>& out) {
   if (g.n < 2) return;
+  // The ring without the edges into the root: a pipelined chain (a small tree where a PXN relay
+  // GPU forwards both inside its server and to the next one); every hop carries the whole buffer.
   const int root_dev = g.gpus[static_cast<std::size_t>(root)];
   const int channels = g.nodes == 1 ? 1 : g.channels;
-  for (int c = 0; c < channels; ++c) {
-    std::vector<int> seq = ring_order(g, c);
-    std::rotate(seq.begin(), std::find(seq.begin(), seq.end(), root_dev), seq.end());
-    for (std::size_t i = 0; i + 1 < seq.size(); ++i)
-      out.push_back({seq[i], seq[i + 1], 1.0 / channels});  // the whole buffer passes each hop
-  }
+  for (int c = 0; c < channels; ++c)
+    for (const auto& [a, b] : ring_edges(g, c))
+      if (b != root_dev) out.push_back({a, b, 1.0 / channels});
 }
 
 void tree_flows(const GroupInfo& g, std::vector<Flow>& out) {
@@ -128,7 +131,7 @@ void tree_flows(const GroupInfo& g, std::vector<Flow>& out) {
     std::vector<int> heads;
     for (std::size_t k = 0; k < g.by_node.size(); ++k) {
       // The intra-server chain starts at the GPU next to the channel's NIC (the head).
-      const std::vector<int> chain = g.nodes == 1 ? g.by_node[0] : server_order(g, k, c);
+      const std::vector<int> chain = g.nodes == 1 ? g.by_node[0] : server_pass(g, k, c).seq;
       for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
         out.push_back({chain[i + 1], chain[i], w});  // reduce towards the head
         out.push_back({chain[i], chain[i + 1], w});  // broadcast back down
