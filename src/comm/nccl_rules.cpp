@@ -120,7 +120,7 @@ double latency_us(Algorithm algo, Protocol proto, CollOp op, const GroupInfo& g,
     }
     case Algorithm::Tree:
       return lat + 2 * ((ppn - 1) * intra + log2i(nodes) * inter);
-    case Algorithm::CollNet:
+    case Algorithm::CollNet:  // tuning.cc CollNetDirect: 0.4 µs per extra local rank
       return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * 0.4) + inter;
     case Algorithm::Nvls:
       return intra + (nodes > 1 ? inter : 0);
