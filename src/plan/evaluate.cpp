@@ -77,7 +77,9 @@ std::vector<BatchPoint> Planner::Impl::batch_points(const Planner& p, const Stra
       pt.prefill = p.prefill(s, (s.attention_dp ? s.tp : 1) * double(s.dp), P, order);
       // Steady state without disaggregation: over a request's life the replica prefills the
       // prompts of its B sequences and runs O / A decode steps for them.
-      double prompts_us = p.prefill(s, B, P, order).total_us();
+      // Chunks of successive requests keep the pipeline full: no fill/drain bubble here.
+      TimeBreakdown prompts = p.prefill(s, B, P, order);
+      double prompts_us = prompts.total_us() - prompts.bubble_us;
       pt.tokens_per_s = B * O / (prompts_us + O / A * pt.step_us) * kUsPerS;
       pt.tokens_per_s_per_user = pt.tokens_per_s / B;
     } else {
