@@ -120,9 +120,10 @@ struct PlanResult {
   double tokens_per_s = 0;  // output tokens/s of all replicas (prefill mode: input tokens/s)
   double tokens_per_s_per_gpu = 0;
   double tokens_per_s_per_user = 0;
-  TimeBreakdown decode;   // one decode step (TPOT × accepted tokens)
-  TimeBreakdown prefill;  // TTFT
-  std::vector<GroupSummary> groups;
+  TimeBreakdown decode;                  // one decode step (TPOT × accepted tokens)
+  TimeBreakdown prefill;                 // TTFT
+  std::vector<GroupSummary> groups;      // filled for the first `top` fitting plans
+  std::vector<RankPlacement> placement;  // rank → device; filled like `groups`
 };
 
 // One (strategy, batch) point of the throughput/interactivity trade-off.

@@ -122,10 +122,12 @@ PlanOutput Planner::run() const {
   if (out.plans.empty() || !out.plans.front().fits) return out;
   PlanResult& best = out.plans.front();
   out.placement = x.placer.place(best.strategy, x.req.order);
-  for (std::size_t i = 0; i < out.plans.size() && i < static_cast<std::size_t>(x.req.top); ++i)
-    if (out.plans[i].fits)
-      out.plans[i].groups =
-          summarize_groups(*x.router, x.placer.place(out.plans[i].strategy, x.req.order));
+  for (std::size_t i = 0; i < out.plans.size() && i < static_cast<std::size_t>(x.req.top); ++i) {
+    if (!out.plans[i].fits) continue;
+    const Placement& pl = x.placer.place(out.plans[i].strategy, x.req.order);
+    out.plans[i].groups = summarize_groups(*x.router, pl);
+    out.plans[i].placement = pl.ranks;
+  }
   if (out.plans.size() > 1 && out.plans[1].fits)
     out.explanation = explain(best, out.plans[1], x.req.mode, x.req.tokens_per_step());
   PlacementOrder bad =

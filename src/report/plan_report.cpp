@@ -33,9 +33,9 @@ ordered_json memory_json(const MemoryPerGpu& m) {
       {"kv_used_bytes", m.kv_used_bytes},           {"kv_bytes_per_token", m.kv_bytes_per_token}};
 }
 
-ordered_json placement_json(const Placement& p) {
+ordered_json placement_json(const std::vector<RankPlacement>& ranks) {
   ordered_json arr = ordered_json::array();
-  for (const RankPlacement& r : p.ranks)
+  for (const RankPlacement& r : ranks)
     arr.push_back({{"rank", r.rank},
                    {"device", r.device_id},
                    {"node", r.node},
@@ -75,7 +75,7 @@ ordered_json plan_json(const PlanResult& p) {
                  {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
                  {"tokens_per_s_per_user", p.tokens_per_s_per_user}};
   j["breakdown"] = {{"decode", breakdown_json(p.decode)}, {"prefill", breakdown_json(p.prefill)}};
-  j["placement"] = ordered_json::array();
+  j["placement"] = placement_json(p.placement);
   j["groups"] = groups_json(p.groups);
   return j;
 }
@@ -108,11 +108,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   j["request"] = request_json(out);
   j["strategies_evaluated"] = out.strategies_evaluated;
   ordered_json plans = ordered_json::array();
-  for (std::size_t i = 0; i < out.plans.size(); ++i) {
-    ordered_json p = plan_json(out.plans[i]);
-    if (i == 0 && out.placement) p["placement"] = placement_json(*out.placement);
-    plans.push_back(std::move(p));
-  }
+  for (const PlanResult& p : out.plans) plans.push_back(plan_json(p));
   j["plans"] = std::move(plans);
   ordered_json pareto = ordered_json::array();
   for (const ParetoPoint& p : out.pareto)
