@@ -48,7 +48,7 @@ void PlanRequest::validate(const ModelSpec& m) const {
   auto need = [](bool ok, const char* flag, const std::string& why) {
     if (!ok) throw InputError(flag, "", why);
   };
-  need(batch >= 0, "--batch", "must not be negative");
+  need(batch == 0 || batch >= 1, "--batch", "must be at least 1 sequence (or 0: searched)");
   need(prompt >= 1, "--prompt", "must be at least 1 token");
   need(output >= 1, "--output", "must be at least 1 token");
   need(context >= 0, "--context", "must not be negative");

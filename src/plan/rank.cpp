@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "plan/planner_impl.hpp"
+#include "topoplan/error.hpp"
 
 namespace topoplan {
 
@@ -108,7 +109,13 @@ PlanOutput Planner::run() const {
   out.request = x.req;
   out.context = x.req.decode_context();
   std::vector<ParetoPoint> all;
-  for (const Strategy& s : enumerate_strategies(x.model, x.gpus, x.req)) {
+  std::vector<Strategy> strategies = enumerate_strategies(x.model, x.gpus, x.req);
+  if (strategies.empty())
+    throw InputError("--tp/--pp/--dp/--ep", "",
+                     "no strategy of " + std::to_string(x.gpus) +
+                         " GPUs matches the pins (tp x pp x dp must equal the GPU count, ep "
+                         "must divide tp)");
+  for (const Strategy& s : strategies) {
     std::vector<BatchPoint> pts;
     out.plans.push_back(x.evaluate(*this, s, 0, x.req.order, &pts));
     for (const BatchPoint& p : pts)

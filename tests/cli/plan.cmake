@@ -12,3 +12,5 @@ topoplan_cli_test(plan_unknown_model ARGS plan --model llama-3-8 EXIT 2 EXPECT_S
 topoplan_cli_test(plan_bad_mode ARGS plan --mode serving EXIT 2 EXPECT_STDERR "serve")
 topoplan_cli_test(plan_bad_mtp ARGS plan --mtp-accept 5 EXIT 2 EXPECT_STDERR "--mtp-accept")
 topoplan_cli_test(plan_bad_tp_class ARGS plan --max-tp-class NVLINK EXIT 2 EXPECT_STDERR "NVL")
+topoplan_cli_test(plan_impossible_pins ARGS plan --tp 16 EXIT 2 EXPECT_STDERR "matches the pins")
+topoplan_cli_test(plan_bad_batch ARGS plan --batch 0.5 EXIT 2 EXPECT_STDERR "--batch")
