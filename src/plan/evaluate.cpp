@@ -54,6 +54,41 @@ std::string Planner::Impl::infeasible_reason(const Planner& p, const Strategy& s
   return "";
 }
 
+BatchPoint Planner::Impl::batch_point(const Planner& p, const Strategy& s, PlacementOrder order,
+                                      double B) const {
+  double A = req.tokens_per_step(), P = req.prompt, O = req.output, G = s.gpus();
+  BatchPoint pt;
+  pt.batch = B;
+  pt.decode = p.decode_step(s, B, req.decode_context(), order);
+  pt.step_us = pt.decode.total_us();
+  pt.tpot_ms = pt.step_us / A / 1e3;
+  if (req.mode == PlanMode::Serve) {
+    // A newly arrived request: one prompt (one per attention-DP rank, which all run together).
+    pt.prefill = p.prefill(s, (s.attention_dp ? s.tp : 1) * double(s.dp), P, order);
+    // Steady state without disaggregation: over a request's life the replica prefills the
+    // prompts of its B sequences and runs O / A decode steps for them.
+    // Chunks of successive requests keep the pipeline full: no fill/drain bubble here.
+    TimeBreakdown prompts = p.prefill(s, B, P, order);
+    double prompts_us = prompts.total_us() - prompts.bubble_us;
+    pt.tokens_per_s = B * O / (prompts_us + O / A * pt.step_us) * kUsPerS;
+    pt.tokens_per_s_per_user = pt.tokens_per_s / B;
+  } else {
+    pt.prefill = p.prefill(s, B, P, order);
+    if (req.mode == PlanMode::Decode) {
+      pt.tokens_per_s = B * A / pt.step_us * kUsPerS;
+      pt.tokens_per_s_per_user = pt.tokens_per_s / B;
+    } else {
+      pt.tokens_per_s = B * P / pt.prefill.total_us() * kUsPerS;  // input tokens/s
+      pt.tokens_per_s_per_user = P / pt.prefill.total_us() * kUsPerS;
+    }
+  }
+  pt.ttft_us = pt.prefill.total_us();
+  pt.tokens_per_s_per_gpu = pt.tokens_per_s / G;
+  pt.meets_limits = (req.tpot_max_ms <= 0 || pt.tpot_ms <= req.tpot_max_ms) &&
+                    (req.ttft_max_ms <= 0 || pt.ttft_us / 1e3 <= req.ttft_max_ms);
+  return pt;
+}
+
 std::vector<BatchPoint> Planner::Impl::batch_points(const Planner& p, const Strategy& s,
                                                     PlacementOrder order, double max_batch,
                                                     double batch) const {
@@ -64,39 +99,29 @@ std::vector<BatchPoint> Planner::Impl::batch_points(const Planner& p, const Stra
     batches = serve_batches(s, max_batch);
   else
     batches = {1};
-  double A = req.tokens_per_step(), P = req.prompt, O = req.output, G = s.gpus();
   std::vector<BatchPoint> out;
-  for (double B : batches) {
-    BatchPoint pt;
-    pt.batch = B;
-    pt.decode = p.decode_step(s, B, req.decode_context(), order);
-    pt.step_us = pt.decode.total_us();
-    pt.tpot_ms = pt.step_us / A / 1e3;
-    if (req.mode == PlanMode::Serve) {
-      // A newly arrived request: one prompt (one per attention-DP rank, which all run together).
-      pt.prefill = p.prefill(s, (s.attention_dp ? s.tp : 1) * double(s.dp), P, order);
-      // Steady state without disaggregation: over a request's life the replica prefills the
-      // prompts of its B sequences and runs O / A decode steps for them.
-      // Chunks of successive requests keep the pipeline full: no fill/drain bubble here.
-      TimeBreakdown prompts = p.prefill(s, B, P, order);
-      double prompts_us = prompts.total_us() - prompts.bubble_us;
-      pt.tokens_per_s = B * O / (prompts_us + O / A * pt.step_us) * kUsPerS;
-      pt.tokens_per_s_per_user = pt.tokens_per_s / B;
-    } else {
-      pt.prefill = p.prefill(s, B, P, order);
-      if (req.mode == PlanMode::Decode) {
-        pt.tokens_per_s = B * A / pt.step_us * kUsPerS;
-        pt.tokens_per_s_per_user = pt.tokens_per_s / B;
+  for (double B : batches) out.push_back(batch_point(p, s, order, B));
+  // With a TPOT/TTFT limit the sweep brackets the largest batch within it (TPOT and TTFT grow
+  // with the batch); bisect that bracket, in whole units of the sweep, to find it.
+  bool limited = req.tpot_max_ms > 0 || req.ttft_max_ms > 0;
+  for (std::size_t i = 0; limited && i + 1 < out.size(); ++i) {
+    if (!out[i].meets_limits || out[i + 1].meets_limits) continue;
+    double unit = (s.attention_dp ? s.tp : 1) * double(s.dp);
+    double lo = out[i].batch, hi = out[i + 1].batch;
+    BatchPoint best = out[i];
+    while (hi - lo > unit) {
+      double mid = lo + std::floor((hi - lo) / unit / 2) * unit;
+      BatchPoint pt = batch_point(p, s, order, mid);
+      if (pt.meets_limits) {
+        lo = mid;
+        best = pt;
       } else {
-        pt.tokens_per_s = B * P / pt.prefill.total_us() * kUsPerS;  // input tokens/s
-        pt.tokens_per_s_per_user = P / pt.prefill.total_us() * kUsPerS;
+        hi = mid;
       }
     }
-    pt.ttft_us = pt.prefill.total_us();
-    pt.tokens_per_s_per_gpu = pt.tokens_per_s / G;
-    pt.meets_limits = (req.tpot_max_ms <= 0 || pt.tpot_ms <= req.tpot_max_ms) &&
-                      (req.ttft_max_ms <= 0 || pt.ttft_us / 1e3 <= req.ttft_max_ms);
-    out.push_back(pt);
+    if (best.batch > out[i].batch)
+      out.insert(out.begin() + static_cast<std::ptrdiff_t>(i) + 1, best);
+    break;
   }
   return out;
 }

@@ -55,6 +55,9 @@ struct Planner::Impl {
                            bool draft) const;
   double pp_send_us(const Strategy& s, PlacementOrder order, double tokens) const;
 
+  // Serving figures of one batch (all replicas).
+  BatchPoint batch_point(const Planner& p, const Strategy& s, PlacementOrder order,
+                         double batch) const;
   // Every batch the request asks for (serve: a geometric sweep up to max_batch), evaluated.
   std::vector<BatchPoint> batch_points(const Planner& p, const Strategy& s, PlacementOrder order,
                                        double max_batch, double batch) const;

@@ -45,6 +45,9 @@ TEST_CASE("TPOT limit picks a smaller batch") {
   CHECK(limited.tpot_ms <= 20);
   CHECK(limited.batch < free.batch);
   CHECK(limited.tokens_per_s < free.tokens_per_s);
+  // The search bisects to the largest batch within the limit: one more sequence breaks it.
+  Planner p(m, *h100.router, r);
+  CHECK(p.evaluate(limited.strategy, limited.batch + limited.strategy.dp).tpot_ms > 20);
 }
 
 TEST_CASE("decode ranking by TPOT; prefill ranking by TTFT") {
