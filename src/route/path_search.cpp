@@ -34,8 +34,11 @@ PathClass hop_class(const Link& link, const Device& from, const Device& to) {
 namespace {
 
 // A state is (local device, mode): mode 0 = no GPU passed yet, 1 = one GPU passed (NCCL allows
-// one NVB/PXN relay), 2 = standing on a relay GPU that was entered by NVLink.
-constexpr int kModes = 3;
+// one NVB/PXN relay), 2 = standing on a relay GPU that was entered by NVLink. Towards a NIC, a
+// GPU that reaches a (Grace) CPU over C2C makes that CPU's PCIe P2C instead of PHB (paths.cc):
+// mode 3 = after a PXN relay and its C2C (NCCL accepts a relay whose own NIC path is ≤ P2C with
+// NCCL_PXN_C2C=1, the default, so only PCIe may follow), 4 = after the source GPU's own C2C.
+constexpr int kModes = 5;
 
 struct Step {
   int state;
@@ -105,15 +108,27 @@ class Search {
       if (lv < 0) continue;
       const Device& to = t_.device(a.device);
       PathClass cls = hop_class(l, from, to);
+      int next_mode = relay ? 1 : mode;
+      const bool c2c_to_cpu = l.kind == LinkKind::C2C && dst_is_nic_ && to.type == DeviceType::Cpu;
       if (relay) {
         if (l.kind == LinkKind::NVLink)
           cls = PathClass::NVB;
         else if (l.kind == LinkKind::PCIe && dst_is_nic_)
           cls = PathClass::PXN;
-        else
+        else if (c2c_to_cpu) {
+          cls = PathClass::PXN;
+          next_mode = 3;
+        } else
           continue;
+      } else if (mode == 3 || mode == 4) {
+        if (l.kind == LinkKind::PCIe && cls == PathClass::PHB) cls = PathClass::P2C;
+        if (l.kind != LinkKind::PCIe) {
+          if (mode == 3) continue;  // beyond the relay's P2C limit (another CPU: SYS)
+          next_mode = 0;
+        }
+      } else if (mode == 0 && dev == src_ && from.type == DeviceType::Gpu && c2c_to_cpu) {
+        next_mode = 4;
       }
-      const int next_mode = relay ? 1 : mode;
       f(Step{lv * kModes + next_mode, a.out, cls, l.bw_GBps});
       if (to.type == DeviceType::Gpu && a.device != dst_ && next_mode == 0 &&
           l.kind == LinkKind::NVLink)
