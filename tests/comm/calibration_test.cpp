@@ -133,10 +133,30 @@ TEST_CASE("latency floor: 8×H100 Ring/LL ≈ 15 µs; LL→NVLS switch between 1
   }
 }
 
-TEST_CASE("latency floor across servers is higher and grows with the server count") {
+TEST_CASE("2 servers × 1 A100, HDR: 8 B all-reduce ≈ 19.8 µs (nccl-tests#150)") {
+  // Bare metal, one GPU per server, so every algorithm step crosses the network: the cleanest
+  // published measure of one network step (GPU → proxy → NIC → wire → NIC → GPU). Rows 8–64 B
+  // out-of-place 19.90 / 20.67 / 19.16 / 19.36 µs, in-place 18.96–19.10: mean ≈ 19.8 µs.
+  // Model: Ring/LL base 6.6 + 2 steps × (hwLat[NET][Tree][LL] 5.0 + routed path 4 × 0.5 PCIe +
+  // 2 × 0.35 IB = 2.7) = 22.0 µs, +11%: the model is already slightly slow per network step, so
+  // the proxy round trip is not missing from it (NCCL's hwLat[NET] is an end-to-end figure).
+  // Tolerance 15%: the published rows themselves spread 9% (18.96–20.67).
+  const Topology t = cluster("dgx-a100-8", 2);
+  Router r(t);
+  CollectiveModel m(r);
+  const CollectiveCost c = m.cost(CollOp::AllReduce, {dev(t, "n0/gpu0"), dev(t, "n1/gpu0")}, 8);
+  CHECK(c.time_us == doctest::Approx(19.8).epsilon(0.15));
+  CHECK(c.time_us == doctest::Approx(22.0).epsilon(1e-3));  // + 8 B of transfer
+}
+
+TEST_CASE("latency floor across servers: 2×8 H100 within the published 19.8–75 µs, > 40 from 4") {
   // NCCL's own model gives Tree/LL 6.8 + 2·(7·0.6 + 1·5.0) = 25.2 µs on 2 servers (its log in
   // NVIDIA/nccl#1453 prints 25.21 for 128 B); we add the routed network path's physical latency
-  // per network step.
+  // (2.7 µs) per network step: 6.8 + 2·(4.2 + 7.7) = 30.6 µs. Published small-message times
+  // across servers: 19.8 µs bare metal with 1 GPU per server (nccl-tests#150), 52.7 µs with 2
+  // PCIe A100 per server sharing one NIC and SHM disabled (nccl-tests#182), 61.6–75.4 µs on
+  // H100 VMs across racks (nccl#1453). The issue's "> 40 µs across nodes" holds here from 4
+  // servers on; for 2 servers no bare-metal 8-GPU measurement supports it (docs, §8).
   double prev = 0;
   for (int nodes : {1, 2, 4, 16}) {
     const Topology t = cluster("hgx-h100-8", nodes);
@@ -145,7 +165,12 @@ TEST_CASE("latency floor across servers is higher and grows with the server coun
     const double us = m.cost(CollOp::AllReduce, t.gpus(), 8).time_us;
     CAPTURE(nodes);
     CHECK(us > prev);
-    if (nodes > 1) CHECK(us > 25.2);
+    if (nodes == 2) {
+      CHECK(us == doctest::Approx(30.6));
+      CHECK(us > 19.8);  // above the 1-GPU-per-server bare-metal floor
+      CHECK(us < 75.4);  // below the slowest published (VMs)
+    }
+    if (nodes >= 4) CHECK(us > 40);
     prev = us;
   }
 }
