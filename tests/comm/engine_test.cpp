@@ -240,3 +240,17 @@ TEST_CASE("ragged all-to-all: nccl-tests alltoallv size, bad matrices rejected")
   CHECK_THROWS_AS(m.all_to_all(g, TrafficMatrix(3, std::vector<double>(4, 0.0))), InputError);
   CHECK_THROWS_AS(m.all_to_all_concurrent({g, g}, {b}), InputError);
 }
+
+TEST_CASE("2 × gb200-nvl72 rail-optimized all-to-all: cross-rail bytes leave by PXN, NIC-bound") {
+  // Regression: cross-rail pairs (n0/gpu0 → n1/gpu2) had no route. With 72 rails, NIC r of a
+  // rack carries what all 72 local GPUs send to the other rack's GPU r: 72 × S/144 = S/2 per
+  // port of 50 × 0.96 = 48 GB/s, so transfer = (S/2) / 48 GB/s (algbw 96 GB/s per rank).
+  const Topology t = cluster("gb200-nvl72", 2);
+  Router r(t);
+  CollectiveModel m(r);
+  const double s = 1 * kGiB;
+  const CollectiveCost c = m.cost(CollOp::AllToAll, t.gpus(), s);
+  CHECK(c.algorithm == Algorithm::Direct);
+  CHECK(c.bottleneck.type == "ib-ndr400");
+  CHECK(c.time_us - c.latency_us == doctest::Approx(s / 2 / (50 * 0.96 * 1e3)).epsilon(1e-3));
+}
