@@ -17,6 +17,9 @@ struct GpuSpec {
   std::string vendor_name;     // e.g. "NVIDIA H20 96GB"
   int sm_version = 0;          // compute capability × 10 (80 Ampere, 89 Ada, 90 Hopper, 100 Blackwell)
   double memory_bytes = 0;     // HBM/GDDR capacity (GB = 1e9 unless the datasheet says GiB)
+  // Capacity the driver exposes (nvidia-smi "Total"); 0 when no reading is known. Marketing
+  // "80 GB"/"96 GB" parts expose more than 80e9/96e9 bytes (H100: 81,559 MiB = 85.5e9 B).
+  double memory_usable_bytes = 0;
   double hbm_GBps = 0;         // peak memory bandwidth
   double bf16_TFLOPS = 0;      // dense peak, no sparsity
   double fp16_TFLOPS = 0;      // dense peak (fp32 accumulate)
@@ -30,6 +33,11 @@ struct GpuSpec {
   int pcie_lanes = 16;
   double power_W = 0;
   std::string source;          // where the figures come from
+
+  // The capacity a framework can allocate from: the driver's total when known, else the datasheet.
+  double usable_memory_bytes() const {
+    return memory_usable_bytes > 0 ? memory_usable_bytes : memory_bytes;
+  }
 };
 
 struct LinkSpec {

@@ -34,6 +34,8 @@ GpuSpec parse_gpu(const detail::Fields& f) {
   } else {
     g.memory_bytes = f.number("memory_GB", 0, true) * kGB;
   }
+  // nvidia-smi's total (MiB), the memory frameworks actually see; its source is in "source".
+  if (f.has("usable_MiB")) g.memory_usable_bytes = f.number("usable_MiB", 0, true) * kMiB;
   g.hbm_GBps = f.number("hbm_GBps", 0, true);
   g.bf16_TFLOPS = f.number("bf16_TFLOPS", 0, true);
   g.fp16_TFLOPS = f.number("fp16_TFLOPS", 0, true);

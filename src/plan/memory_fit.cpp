@@ -52,7 +52,7 @@ MemoryPerGpu Planner::memory(const Strategy& s) const {
   const Impl& x = *impl_;
   const ModelSpec& m = x.model;
   MemoryPerGpu r;
-  r.capacity_bytes = x.gpu.memory_bytes;
+  r.capacity_bytes = x.gpu.usable_memory_bytes();
   r.reserve_bytes = (1 - x.req.mem_util) * r.capacity_bytes;
   ShardLayout layout{
       .shard = x.shard(s), .pp = s.pp, .load_mtp = x.req.mtp_accept > 0 && m.mtp_modules > 0};
