@@ -56,6 +56,7 @@ struct NcclTuning {
   double tree_ll_divisor = 3.8;
   double simple_bw_factor = 1.0;  // Simple protocol overhead on top of link efficiency
   double net_overhead_us = 1.0;   // NCCL_NET_OVERHEAD default on Intel / other CPUs
+  double net_overhead_amd_us = 2.0;  // ... and on AMD x86 CPUs (tuning.cc getNetOverhead)
   double ring_plateau_factor =
       1.0;  // NCCL ranks with 1.4 on multi-node Ring Simple; off (nccl.json)
   double p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOLD: p2p uses LL up to this size

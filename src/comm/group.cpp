@@ -13,6 +13,26 @@ constexpr long kAllPairsServers = 4;
 int arch_index(int sm) {
   return sm < 80 ? 0 : sm < 90 ? 1 : sm < 100 ? 2 : 3;
 }
+// Whether the CPUs of `gpu`'s server are AMD, as NCCL's ncclTopoCpuType reads the vendor of the
+// local CPU (cpuid "AuthenticAMD"); here the catalog model name. Walks the server's devices
+// over non-network links (a few hundred at most), so it costs nothing on large clusters.
+bool server_has_amd_cpu(const Topology& t, int gpu) {
+  const int node = t.device(gpu).node;
+  std::vector<int> stack{gpu};
+  std::set<int> seen{gpu};
+  while (!stack.empty()) {
+    const int d = stack.back();
+    stack.pop_back();
+    const Device& dev = t.device(d);
+    if (dev.type == DeviceType::Cpu && dev.model.find("AMD") != std::string::npos) return true;
+    for (const Adjacent& a : t.neighbours(d)) {
+      if (t.link(link_of(a.out)).kind == LinkKind::Network || t.device(a.device).node != node)
+        continue;
+      if (seen.insert(a.device).second) stack.push_back(a.device);
+    }
+  }
+  return false;
+}
 }  // namespace
 
 std::vector<std::pair<int, double>> nvswitches_of(const Topology& t, int gpu) {
@@ -66,6 +86,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
   }
   g.same_sm = g.min_sm == max_sm;
   g.arch = arch_index(g.min_sm);
+  g.amd_cpu = server_has_amd_cpu(t, gpus.front());
   g.nvswitch = true;
   for (const auto& node : g.by_node) {
     g.ppn = std::max(g.ppn, static_cast<int>(node.size()));

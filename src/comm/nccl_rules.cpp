@@ -28,9 +28,13 @@ int row(Algorithm a) {
 int col(Protocol p) {
   return p == Protocol::LL ? 0 : p == Protocol::LL128 ? 1 : 2;
 }
-int log2i(int n) {
+// Levels of NCCL's double binary tree over n servers (src/graph/trees.cc ncclGetBtree: rank 0's
+// child is the largest power of two below n, then halving strides): ceil(log2 n) inter-server
+// hops from the root to the deepest leaf, for both trees (mirrored or shifted). tuning.cc counts
+// log2i(n) = floor(log2 n), one level short when n is not a power of two (3 servers: 0→2→1).
+int btree_depth(int n) {
   int l = 0;
-  while (n > 1) n >>= 1, ++l;
+  while ((1 << l) < n) ++l;
   return l;
 }
 // NCCL treats NVB as PCI for the intra-node latency class (typeIntra == LINK_NVL test).
@@ -109,8 +113,16 @@ double latency_us(Algorithm algo, Protocol proto, CollOp op, const GroupInfo& g,
         return lat + (n - nodes) * intra + (nodes - 1) * inter;
       const int steps = op == CollOp::AllReduce ? 2 * (n - 1) : n - 1;
       const int n_inter = nodes == 1 ? 0 : op == CollOp::AllReduce ? 2 * (nodes - 1) : nodes - 1;
-      if (nodes > 1)
-        intra = std::max(intra, t.net_overhead_us * (proto == Protocol::Simple ? 3 : 1));
+      if (nodes > 1) {
+        // NCCL_NET_OVERHEAD default: 1 µs (Intel, other), 2 µs on AMD x86 (tuning.cc). The AMD
+        // value applies to LL/LL128, whose small steps expose it (2×8 DGX A100 ring LL, 8 B:
+        // 93 µs, NVIDIA/nccl#812); Simple keeps 3 × 1 µs: 3 × 2 µs would put 3×8 A100 (AMD) at
+        // 128 MB 12% under the measured 96 busbw (nccl-tests#119), where pipelined chunks hide
+        // most per-step cost (the same evidence that turns NCCL's ring plateau factor off).
+        const bool amd = g.amd_cpu && proto != Protocol::Simple;
+        const double overhead = amd ? t.net_overhead_amd_us : t.net_overhead_us;
+        intra = std::max(intra, overhead * (proto == Protocol::Simple ? 3 : 1));
+      }
       lat += (steps - n_inter) * intra + n_inter * inter;
       // Ring "plateau" (tuning.cc): NCCL's ranking factor, 1.0 in our data (see nccl.json).
       if (proto == Protocol::Simple && op == CollOp::AllReduce && nodes > 1 &&
@@ -119,13 +131,13 @@ double latency_us(Algorithm algo, Protocol proto, CollOp op, const GroupInfo& g,
       return lat;
     }
     case Algorithm::Tree:
-      return lat + 2 * ((ppn - 1) * intra + log2i(nodes) * inter);
+      return lat + 2 * ((ppn - 1) * intra + btree_depth(nodes) * inter);
     case Algorithm::CollNet:  // tuning.cc CollNetDirect: 0.4 µs per extra local rank
       return lat + 2 * (std::min(1, ppn - 1) * intra + (ppn - 1) * 0.4) + inter;
     case Algorithm::Nvls:
       return intra + (nodes > 1 ? inter : 0);
     case Algorithm::NvlsTree:
-      return lat + intra + 2 * log2i(nodes) * inter;
+      return lat + intra + 2 * btree_depth(nodes) * inter;
     case Algorithm::Direct: {  // one round of concurrent p2p transfers
       const int hw = g.nodes > 1 ? kHwNet : intra_hw(g);
       return t.base_latency_us[kRing][p] + t.hw_latency_us[hw][kRing][p] +

@@ -32,6 +32,7 @@ struct GroupInfo {
   PathClass net_class = PathClass::LOC;    // worst GPU→NIC path (multi-node only)
   bool nvswitch = false;                   // every GPU hangs off an NVSwitch of its server
   int channels = 1;                        // distinct NICs per server used by the group (≥ 1)
+  bool amd_cpu = false;  // the first server's CPUs are AMD (NCCL's netOverhead is 2 µs there)
 };
 
 GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus);

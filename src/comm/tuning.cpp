@@ -86,6 +86,8 @@ NcclTuning NcclTuning::parse(const std::string& json_text, const std::string& so
       rd.number(rd.at(pb, "simple_factor", "/protocol_bw"), "/protocol_bw/simple_factor");
   const json& misc = rd.at(doc, "misc", "");
   t.net_overhead_us = rd.number(rd.at(misc, "net_overhead_us", "/misc"), "/misc/net_overhead_us");
+  if (misc.contains("net_overhead_amd_us"))  // optional: older calibration files lack it
+    t.net_overhead_amd_us = rd.number(misc["net_overhead_amd_us"], "/misc/net_overhead_amd_us");
   t.ring_plateau_factor =
       rd.number(rd.at(misc, "ring_plateau_factor", "/misc"), "/misc/ring_plateau_factor");
   t.p2p_ll_threshold_bytes =

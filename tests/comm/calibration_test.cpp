@@ -149,28 +149,62 @@ TEST_CASE("2 servers × 1 A100, HDR: 8 B all-reduce ≈ 19.8 µs (nccl-tests#150
   CHECK(c.time_us == doctest::Approx(22.0).epsilon(1e-3));  // + 8 B of transfer
 }
 
-TEST_CASE("latency floor across servers: 2×8 H100 within the published 19.8–75 µs, > 40 from 4") {
+TEST_CASE("2×8 DGX A100, NCCL_ALGO=Ring, 8 B all-reduce: 93 µs (nccl#812); AMD net overhead") {
+  // NVIDIA/nccl#812 (NCCL 2.16.5, 2 DGX A100 over RDMA, forced Ring): 93.12 µs out-of-place,
+  // 92.93 in-place at 8 B. A multi-node ring LL step inside a server costs at least NCCL's
+  // netOverhead, 2 µs on AMD x86 (DGX A100: EPYC Rome) against 1 µs on Intel (tuning.cc):
+  // 6.6 + (30 − 2) × 2.0 + 2 × (2.7 + 2.7 routed path) = 73.4 µs (−21%; 45.4 with the Intel
+  // value, −51%). The remaining gap is stated, not tuned away (docs/collective-model.md §8).
+  const Topology a100 = cluster("dgx-a100-8", 2);
+  Router ra(a100);
+  CollectiveModel ma(ra);
+  const auto ring_ll = force(Algorithm::Ring, Protocol::LL);
+  const double us = ma.cost(CollOp::AllReduce, a100.gpus(), 8, ring_ll).time_us;
+  CHECK(us == doctest::Approx(73.4).epsilon(1e-3));
+  CHECK(us == doctest::Approx(93.0).epsilon(0.25));
+  // Same shape on Intel (hgx-h100-8, Sapphire Rapids): 6.6 + 28 × 1.0 + 2 × 5.4 = 45.4 µs.
+  const Topology h100 = cluster("hgx-h100-8", 2);
+  Router rh(h100);
+  CollectiveModel mh(rh);
+  CHECK(mh.cost(CollOp::AllReduce, h100.gpus(), 8, ring_ll).time_us ==
+        doctest::Approx(45.4).epsilon(1e-3));
+}
+
+TEST_CASE("tree latency counts the levels of NCCL's double binary tree: 3 servers = 2 levels") {
+  // ncclGetBtree on 3 servers: 0 → 2 → 1, two inter-server levels (tuning.cc's floor(log2 3) = 1
+  // is one short). Tree/LL: 6.8 + 2 × (7 × 0.6 + 2 × (5.0 + 2.7)) = 46.0 µs for 3 and 4 servers.
+  for (int nodes : {3, 4}) {
+    const Topology t = cluster("hgx-h100-8", nodes);
+    Router r(t);
+    CollectiveModel m(r);
+    CAPTURE(nodes);
+    CHECK(m.cost(CollOp::AllReduce, t.gpus(), 8, force(Algorithm::Tree, Protocol::LL)).time_us ==
+          doctest::Approx(46.0).epsilon(1e-3));
+  }
+}
+
+TEST_CASE("latency floor across servers: 2×8 H100 within the published 19.8–75 µs, > 40 from 3") {
   // NCCL's own model gives Tree/LL 6.8 + 2·(7·0.6 + 1·5.0) = 25.2 µs on 2 servers (its log in
   // NVIDIA/nccl#1453 prints 25.21 for 128 B); we add the routed network path's physical latency
   // (2.7 µs) per network step: 6.8 + 2·(4.2 + 7.7) = 30.6 µs. Published small-message times
   // across servers: 19.8 µs bare metal with 1 GPU per server (nccl-tests#150), 52.7 µs with 2
   // PCIe A100 per server sharing one NIC and SHM disabled (nccl-tests#182), 61.6–75.4 µs on
-  // H100 VMs across racks (nccl#1453). The issue's "> 40 µs across nodes" holds here from 4
-  // servers on; for 2 servers no bare-metal 8-GPU measurement supports it (docs, §8).
+  // H100 VMs across racks, 2 or 3 servers (nccl#1453). The issue's "> 40 µs across nodes" holds
+  // here from 3 servers on; for 2 servers no bare-metal 8-GPU measurement supports it (§8).
   double prev = 0;
-  for (int nodes : {1, 2, 4, 16}) {
+  for (int nodes : {1, 2, 3, 4, 16}) {
     const Topology t = cluster("hgx-h100-8", nodes);
     Router r(t);
     CollectiveModel m(r);
     const double us = m.cost(CollOp::AllReduce, t.gpus(), 8).time_us;
     CAPTURE(nodes);
-    CHECK(us > prev);
+    CHECK(us >= prev);
     if (nodes == 2) {
       CHECK(us == doctest::Approx(30.6));
       CHECK(us > 19.8);  // above the 1-GPU-per-server bare-metal floor
       CHECK(us < 75.4);  // below the slowest published (VMs)
     }
-    if (nodes >= 4) CHECK(us > 40);
+    if (nodes >= 3) CHECK(us > 40);
     prev = us;
   }
 }
