@@ -123,9 +123,17 @@ double ComputeModel::kernel_time_us(const KernelCost& k) const noexcept {
 }
 
 std::string ComputeModel::provenance() const {
-  std::string s = measured_ ? "efficiency curves measured on this GPU (" + cal_.source + ")"
-                            : "efficiency curves measured on " + cal_.gpu +
-                                  ", scaled to this GPU's datasheet peaks (not measured)";
+  std::string s;
+  if (cal_.gpu.find("provisional") != std::string::npos) {
+    s = "PROVISIONAL efficiency curves (not measured: cited asymptotes, assumed small-kernel "
+        "shape)";
+    if (gpu_.name + "-provisional" != cal_.gpu) s += ", scaled to this GPU's datasheet peaks";
+  } else if (measured_) {
+    s = "efficiency curves measured on this GPU (" + cal_.source + ")";
+  } else {
+    s = "efficiency curves measured on " + cal_.gpu +
+        ", scaled to this GPU's datasheet peaks (not measured)";
+  }
   if (bw_override_) s += "; memory bandwidth overridden";
   return s;
 }

@@ -77,7 +77,7 @@ void print_gap(std::ostream& os, const RooflineResult& r) {
   t.add_row({"KV cache reads", signed_ms(g.kv_us), "attention reads the cache at this context"});
   t.add_row({"activations and outputs", signed_ms(g.activations_us), "non-weight bytes"});
   t.add_row({"bandwidth efficiency", signed_ms(g.efficiency_us),
-             "kernels reach less than peak HBM bandwidth (measured curve)"});
+             "kernels reach less than peak HBM bandwidth (efficiency curve)"});
   t.add_row(
       {"compute-bound kernels", signed_ms(g.compute_us), "tensor-core time above memory time"});
   t.add_row({"kernel floors", signed_ms(g.floors_us),

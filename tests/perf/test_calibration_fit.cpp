@@ -10,6 +10,7 @@
 #include "topoplan/embedded.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/perf.hpp"
+#include "topoplan/units.hpp"
 
 using namespace topoplan;
 
@@ -48,24 +49,37 @@ TEST_CASE("the H200 calibration reproduces its own measurement") {
   const auto points = parse_probe_results(read_text_file(kRawMeasurement), kRawMeasurement);
   REQUIRE(points.size() > 200);
   std::map<std::string, std::vector<double>> errs;
+  double copy_256MiB_GBps = 0, copy_large_worst_GBps = 1e9;
   for (const MeasuredKernel& p : points) {
+    // Copies of >= 512 MiB (2 × 512 MiB moved) are left out of the fit (fit_calibration.py):
+    // they ran at 2.7 TB/s while GEMV/attention reads of 1-4 GB reached 4.2-4.6 TB/s. Checked
+    // below that they are that anomaly and nothing else is excluded.
+    if (p.op == "copy" && p.kernel.bytes >= 2 * 512 * kMiB) {
+      copy_large_worst_GBps = std::min(copy_large_worst_GBps, p.kernel.bytes / p.measured_us / 1e3);
+      continue;
+    }
+    if (p.op == "copy" && p.kernel.bytes == 2 * 256 * kMiB)
+      copy_256MiB_GBps = p.kernel.bytes / p.measured_us / 1e3;
     const double predicted = h200().kernel_time_us(p.kernel);
     const std::string key = p.op + "/" + std::string(to_string(p.kernel.math_dtype));
     errs[key].push_back(std::fabs(predicted / p.measured_us - 1));
     errs["all"].push_back(std::fabs(predicted / p.measured_us - 1));
   }
-  // Bounds (docs/compute-model.md, "Fit errors"): measured spread between shapes of equal bytes
-  // and the interpolation between binned points; stated, not tuned per point.
+  CHECK(copy_256MiB_GBps > 4000);
+  CHECK(copy_large_worst_GBps < 0.7 * copy_256MiB_GBps);
+  // Bounds (docs/compute-model.md, "Fit errors"), {median |err|, worst |err|}: the fit gave
+  // medians of 0-7% and a worst of 39% (fp8 m=256 on a 2048x7168 expert: one size curve cannot
+  // tell skinny shapes from square ones of equal flops); the bounds sit a little above those.
   const std::map<std::string, std::pair<double, double>> bound = {
-      {"copy/bf16", {0.05, 0.15}},
-      {"gemv/bf16", {0.10, 0.35}},
-      {"gemv/fp8", {0.10, 0.35}},
-      {"gemm/bf16", {0.10, 0.35}},
-      {"gemm/fp8", {0.10, 0.40}},
-      {"gemm_square/bf16", {0.10, 0.35}},
-      {"gemm_square/fp8", {0.10, 0.40}},
-      {"attn_decode/bf16", {0.10, 0.35}},
-      {"all", {0.10, 0.40}}};
+      {"copy/bf16", {0.02, 0.05}},
+      {"gemv/bf16", {0.05, 0.30}},
+      {"gemv/fp8", {0.08, 0.35}},
+      {"gemm/bf16", {0.05, 0.30}},
+      {"gemm/fp8", {0.05, 0.45}},
+      {"gemm_square/bf16", {0.06, 0.35}},
+      {"gemm_square/fp8", {0.10, 0.20}},
+      {"attn_decode/bf16", {0.02, 0.08}},
+      {"all", {0.05, 0.45}}};
   for (const auto& [key, e] : errs) {
     const ErrStats s = stats(e);
     INFO(key << ": n=" << s.n << " median |err| " << s.median << " worst " << s.worst);
@@ -84,7 +98,7 @@ TEST_CASE(
   copy.bytes = 2 * 2 * 1073741824.0;
   const double copy_TBps = copy.bytes / h200().kernel_time_us(copy) / 1e6;
   INFO("model copy " << copy_TBps << " TB/s vs published 4.01");
-  CHECK(copy_TBps == doctest::Approx(4.01).epsilon(0.10));
+  CHECK(copy_TBps == doctest::Approx(4.01).epsilon(0.08));  // model 4.22 (+5%)
   // FP8 GEMM m=n=k 4096 / 8192 / 16384: 1249 / 1301 / 1366 TFLOPS.
   const double sizes[] = {4096, 8192, 16384}, published[] = {1249, 1301, 1366};
   for (int i = 0; i < 3; ++i) {
@@ -97,6 +111,7 @@ TEST_CASE(
     g.bytes = 3 * s * s;
     const double tflops = g.flops / h200().kernel_time_us(g) / 1e6;
     INFO("size " << s << ": model " << tflops << " TFLOPS vs published " << published[i]);
-    CHECK(tflops == doctest::Approx(published[i]).epsilon(0.25));
+    // Model 1217 / 1236 / 1245 (−3% / −5% / −9%); own measurement 1299 / 1363 / 1250.
+    CHECK(tflops == doctest::Approx(published[i]).epsilon(0.10));
   }
 }

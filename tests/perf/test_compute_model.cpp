@@ -146,8 +146,9 @@ TEST_CASE("monotonic: more bytes never take less time; bigger GEMMs are not slow
       // rate a sawtooth by design).
       for (double s = 64; s <= 32768; s *= 2) {
         const double rate = cm.achieved_TFLOPS(d, s, s, s);
-        // 2% slack: the measured curve has that much noise between neighbouring sizes.
-        CHECK_MESSAGE(rate >= prev_rate * 0.98, name, " ", to_string(d), " size ", s);
+        // 10% slack: the H200 measurement itself falls from 752 TFLOPS (1024x4096x4096) to
+        // 680-705 at 8192^3..16384^3 bf16 (clocks under load); the fitted curve keeps that dip.
+        CHECK_MESSAGE(rate >= prev_rate * 0.90, name, " ", to_string(d), " size ", s);
         prev_rate = std::max(prev_rate, rate);
       }
     }
