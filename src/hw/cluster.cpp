@@ -168,7 +168,11 @@ void copy_servers(const Topology& server, int nodes, Topology& out) {
   const int S = static_cast<int>(server.device_count());
   const int E = static_cast<int>(server.link_count());
   for (int k = 0; k < nodes; ++k) {
-    const std::string prefix = "n" + std::to_string(k) + "/";
+    // Appended piecewise: GCC 12 at -O3 flags `"n" + std::to_string(k)` (string::replace inlined
+    // into operator+(const char*, string&&)) with a false-positive -Werror=restrict.
+    std::string prefix = "n";
+    prefix += std::to_string(k);
+    prefix += '/';
     for (int i = 0; i < S; ++i) {
       Device d = server.device(i);
       d.id.insert(0, prefix);
