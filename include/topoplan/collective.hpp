@@ -54,8 +54,8 @@ struct NcclTuning {
   double ll_bw_factor = 0.5;      // Ring LL: half the bus bandwidth (flags in every 8 bytes)
   double ll128_bw_factor = 0.92;  // LL128: 120 of 128 bytes carry data, ≈ 0.92 achieved
   double tree_ll_divisor = 3.8;
-  double simple_bw_factor = 1.0;  // Simple protocol overhead on top of link efficiency
-  double net_overhead_us = 1.0;   // NCCL_NET_OVERHEAD default on Intel / other CPUs
+  double simple_bw_factor = 1.0;     // Simple protocol overhead on top of link efficiency
+  double net_overhead_us = 1.0;      // NCCL_NET_OVERHEAD default on Intel / other CPUs
   double net_overhead_amd_us = 2.0;  // ... and on AMD x86 CPUs (tuning.cc getNetOverhead)
   double ring_plateau_factor =
       1.0;  // NCCL ranks with 1.4 on multi-node Ring Simple; off (nccl.json)

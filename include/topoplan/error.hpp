@@ -46,7 +46,7 @@ class InternalError : public Error {
 };
 
 // The names among `known` closest to `name` by edit distance (at most `max`), best first.
-std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& known,
-                                       std::size_t max = 3);
+std::vector<std::string> closest_names(const std::string& name,
+                                       const std::vector<std::string>& known, std::size_t max = 3);
 
 }  // namespace topoplan

@@ -13,26 +13,26 @@ enum class LinkKind { NVLink, PCIe, C2C, CpuLink, Network };
 std::string_view to_string(LinkKind kind);
 
 struct GpuSpec {
-  std::string name;            // catalog key, e.g. "H20"
-  std::string vendor_name;     // e.g. "NVIDIA H20 96GB"
-  int sm_version = 0;          // compute capability × 10 (80 Ampere, 89 Ada, 90 Hopper, 100 Blackwell)
-  double memory_bytes = 0;     // HBM/GDDR capacity (GB = 1e9 unless the datasheet says GiB)
+  std::string name;         // catalog key, e.g. "H20"
+  std::string vendor_name;  // e.g. "NVIDIA H20 96GB"
+  int sm_version = 0;  // compute capability × 10 (80 Ampere, 89 Ada, 90 Hopper, 100 Blackwell)
+  double memory_bytes = 0;  // HBM/GDDR capacity (GB = 1e9 unless the datasheet says GiB)
   // Capacity the driver exposes (nvidia-smi "Total"); 0 when no reading is known. Marketing
   // "80 GB"/"96 GB" parts expose more than 80e9/96e9 bytes (H100: 81,559 MiB = 85.5e9 B).
   double memory_usable_bytes = 0;
-  double hbm_GBps = 0;         // peak memory bandwidth
-  double bf16_TFLOPS = 0;      // dense peak, no sparsity
-  double fp16_TFLOPS = 0;      // dense peak (fp32 accumulate)
-  double fp8_TFLOPS = 0;       // 0 when the GPU has no FP8 tensor cores
+  double hbm_GBps = 0;     // peak memory bandwidth
+  double bf16_TFLOPS = 0;  // dense peak, no sparsity
+  double fp16_TFLOPS = 0;  // dense peak (fp32 accumulate)
+  double fp8_TFLOPS = 0;   // 0 when the GPU has no FP8 tensor cores
   double int8_TOPS = 0;
-  double fp4_TFLOPS = 0;       // 0 when unsupported
-  std::string nvlink_type;     // catalog link type of one NVLink ("nvlink4"), empty when none
-  int nvlink_count = 0;        // NVLinks per GPU
-  double nvlink_GBps = 0;      // total NVLink bandwidth per direction per GPU
-  std::string pcie_type;       // catalog link type per lane ("pcie5")
+  double fp4_TFLOPS = 0;    // 0 when unsupported
+  std::string nvlink_type;  // catalog link type of one NVLink ("nvlink4"), empty when none
+  int nvlink_count = 0;     // NVLinks per GPU
+  double nvlink_GBps = 0;   // total NVLink bandwidth per direction per GPU
+  std::string pcie_type;    // catalog link type per lane ("pcie5")
   int pcie_lanes = 16;
   double power_W = 0;
-  std::string source;          // where the figures come from
+  std::string source;  // where the figures come from
 
   // The capacity a framework can allocate from: the driver's total when known, else the datasheet.
   double usable_memory_bytes() const {
@@ -41,19 +41,21 @@ struct GpuSpec {
 };
 
 struct LinkSpec {
-  std::string name;            // catalog key, e.g. "nvlink4", "pcie5", "ib-ndr400", "upi"
+  std::string name;  // catalog key, e.g. "nvlink4", "pcie5", "ib-ndr400", "upi"
   LinkKind kind = LinkKind::PCIe;
-  double GBps = 0;             // nominal per direction for ONE unit (one NVLink, one PCIe lane, one port)
-  double efficiency = 1.0;     // achieved fraction of GBps for bulk transfers (1.0 when no source gives one)
-  double latency_us = 0;       // one traversal of this link (including the switch behind it where stated)
+  double GBps = 0;  // nominal per direction for ONE unit (one NVLink, one PCIe lane, one port)
+  // Achieved fraction of GBps for bulk transfers (1.0 when no source gives one).
+  double efficiency = 1.0;
+  // One traversal of this link (including the switch behind it where stated).
+  double latency_us = 0;
   std::string source;
 };
 
 struct NicSpec {
-  std::string name;            // "ConnectX-7"
-  double GBps = 0;             // line rate per direction (400 Gb/s → 50 GB/s)
-  std::string port_link;       // catalog link type of its network port ("ib-ndr400")
-  std::string pcie_type;       // host interface ("pcie5")
+  std::string name;       // "ConnectX-7"
+  double GBps = 0;        // line rate per direction (400 Gb/s → 50 GB/s)
+  std::string port_link;  // catalog link type of its network port ("ib-ndr400")
+  std::string pcie_type;  // host interface ("pcie5")
   int pcie_lanes = 16;
   std::string source;
 };

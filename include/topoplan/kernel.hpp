@@ -18,15 +18,15 @@ enum class KernelKind {
 std::string_view to_string(KernelKind k);
 
 struct KernelCost {
-  std::string name;            // "qkv_proj", "o_proj", "attn", "mlp_up_gate", "mlp_down", "experts", ...
+  std::string name;  // "qkv_proj", "o_proj", "attn", "mlp_up_gate", "mlp_down", "experts", ...
   KernelKind kind = KernelKind::Gemm;
   Dtype math_dtype = Dtype::BF16;  // tensor-core format the FLOPs run in
-  double flops = 0;            // 2 per multiply-add
-  double bytes = 0;            // HBM bytes read + written (weights + activations + KV)
-  double weight_bytes = 0;     // the part of `bytes` that is weights (incl. scales)
-  double kv_bytes = 0;         // the part of `bytes` that is KV cache
-  double m = 0, n = 0, k = 0;  // GEMM shape per group: m tokens, n outputs, k inputs
-  double groups = 1;           // GroupedGemm: number of experts touched; otherwise 1
+  double flops = 0;                // 2 per multiply-add
+  double bytes = 0;                // HBM bytes read + written (weights + activations + KV)
+  double weight_bytes = 0;         // the part of `bytes` that is weights (incl. scales)
+  double kv_bytes = 0;             // the part of `bytes` that is KV cache
+  double m = 0, n = 0, k = 0;      // GEMM shape per group: m tokens, n outputs, k inputs
+  double groups = 1;               // GroupedGemm: number of experts touched; otherwise 1
 };
 
 }  // namespace topoplan

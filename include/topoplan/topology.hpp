@@ -18,31 +18,35 @@ enum class DeviceType { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 std::string_view to_string(DeviceType type);
 
 struct Device {
-  std::string id;          // unique: "gpu3" in a server, "n12/gpu3" in a cluster, "leaf4", "spine0"
+  std::string id;  // unique: "gpu3" in a server, "n12/gpu3" in a cluster, "leaf4", "spine0"
   DeviceType type = DeviceType::Gpu;
-  std::string model;       // catalog name for GPUs and NICs ("H20", "ConnectX-7"); free text otherwise
-  int node = -1;           // server index 0..N-1; -1 for devices outside servers (fabric switches)
-  int local_index = -1;    // index among devices of the same type in its node (gpu3 → 3)
-  int tier = 0;            // network switches: 1 leaf, 2 spine, 3 core; 0 otherwise
+  std::string model;  // catalog name for GPUs and NICs ("H20", "ConnectX-7"); free text otherwise
+  int node = -1;      // server index 0..N-1; -1 for devices outside servers (fabric switches)
+  int local_index = -1;  // index among devices of the same type in its node (gpu3 → 3)
+  int tier = 0;          // network switches: 1 leaf, 2 spine, 3 core; 0 otherwise
 };
 
 struct Link {
-  int a = -1, b = -1;      // device indices
+  int a = -1, b = -1;  // device indices
   LinkKind kind = LinkKind::PCIe;
-  std::string type;        // catalog link type ("nvlink4", "pcie5", "upi", "ib-ndr400")
-  int count = 1;           // bundled links or PCIe lanes
-  double bw_GBps = 0;      // nominal per direction for the whole bundle (= count × per-unit GBps)
-  double efficiency = 1.0; // achieved fraction of bw_GBps for bulk data (from the catalog)
+  std::string type;         // catalog link type ("nvlink4", "pcie5", "upi", "ib-ndr400")
+  int count = 1;            // bundled links or PCIe lanes
+  double bw_GBps = 0;       // nominal per direction for the whole bundle (= count × per-unit GBps)
+  double efficiency = 1.0;  // achieved fraction of bw_GBps for bulk data (from the catalog)
   double latency_us = 0;
 };
 
 using DirLink = int;
-inline int link_of(DirLink d) { return d >> 1; }
-inline bool is_reverse(DirLink d) { return (d & 1) != 0; }
+inline int link_of(DirLink d) {
+  return d >> 1;
+}
+inline bool is_reverse(DirLink d) {
+  return (d & 1) != 0;
+}
 
 struct Adjacent {
-  DirLink out;   // the directed link leaving the vertex
-  int device;    // the device at its other end
+  DirLink out;  // the directed link leaving the vertex
+  int device;   // the device at its other end
 };
 
 struct Diagnostic {
@@ -52,11 +56,11 @@ struct Diagnostic {
 
 // How a multi-server topology was generated (empty for a single server or a hand-written file).
 struct FabricInfo {
-  std::string server;           // server template name
+  std::string server;  // server template name
   int nodes = 1;
-  std::string kind;             // "rail-optimized", "fat-tree", "" for none
-  std::string link;             // catalog link type of the fabric ("ib-ndr400")
-  int tiers = 0;                // switch tiers
+  std::string kind;  // "rail-optimized", "fat-tree", "" for none
+  std::string link;  // catalog link type of the fabric ("ib-ndr400")
+  int tiers = 0;     // switch tiers
   double oversubscription = 1.0;
 };
 
@@ -73,8 +77,8 @@ class Topology {
   std::string description;
   FabricInfo fabric;
 
-  int add_device(Device d);                 // returns the new device index
-  int add_link(Link l);                     // returns the new link index
+  int add_device(Device d);  // returns the new device index
+  int add_link(Link l);      // returns the new link index
   void reserve(std::size_t devices, std::size_t links);
 
   std::size_t device_count() const;
@@ -85,15 +89,21 @@ class Topology {
 
   // GPU device indices, node-major then local_index (rank order of a default launch).
   const std::vector<int>& gpus() const;
-  int node_count() const;                   // servers (max node + 1), at least 1 if any GPU
+  int node_count() const;  // servers (max node + 1), at least 1 if any GPU
   std::vector<int> gpus_of_node(int node) const;
   std::vector<int> nics_of_node(int node) const;
 
   // Outgoing directed links of a device.
   const std::vector<Adjacent>& neighbours(int device) const;
   double bw_GBps(DirLink d) const { return link(link_of(d)).bw_GBps; }
-  int from_device(DirLink d) const { const Link& l = link(link_of(d)); return is_reverse(d) ? l.b : l.a; }
-  int to_device(DirLink d) const { const Link& l = link(link_of(d)); return is_reverse(d) ? l.a : l.b; }
+  int from_device(DirLink d) const {
+    const Link& l = link(link_of(d));
+    return is_reverse(d) ? l.b : l.a;
+  }
+  int to_device(DirLink d) const {
+    const Link& l = link(link_of(d));
+    return is_reverse(d) ? l.a : l.b;
+  }
 
   // Catalog spec of a GPU device (throws UnknownNameError if its model is unknown).
   const GpuSpec& gpu_spec(int device) const;

@@ -9,11 +9,11 @@
 namespace topoplan {
 
 struct ClusterOptions {
-  int nodes = 1;                       // servers; 1 means the server alone (no fabric)
+  int nodes = 1;                          // servers; 1 means the server alone (no fabric)
   std::string fabric = "rail-optimized";  // "rail-optimized" or "fat-tree"
-  std::string link;                    // fabric link type; empty = the server's NIC port type
-  int tiers = 0;                       // fat-tree tiers (2 or 3); 0 = smallest that fits
-  double oversubscription = 1.0;       // leaf down:up bandwidth ratio (fat-tree)
+  std::string link;                       // fabric link type; empty = the server's NIC port type
+  int tiers = 0;                          // fat-tree tiers (2 or 3); 0 = smallest that fits
+  double oversubscription = 1.0;          // leaf down:up bandwidth ratio (fat-tree)
 };
 
 // Built-in topology names (servers and clusters), sorted.

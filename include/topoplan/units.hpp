@@ -24,9 +24,13 @@ inline constexpr double kUsPerS = 1e6;
 inline constexpr double kMsPerS = 1e3;
 
 // Time in µs to move `bytes` at `GBps` (1e9 B/s): bytes / (GBps * 1e3).
-constexpr double transfer_us(double bytes, double GBps) { return bytes / (GBps * 1e3); }
+constexpr double transfer_us(double bytes, double GBps) {
+  return bytes / (GBps * 1e3);
+}
 // Bandwidth in GB/s achieved by moving `bytes` in `us`.
-constexpr double achieved_GBps(double bytes, double us) { return bytes / (us * 1e3); }
+constexpr double achieved_GBps(double bytes, double us) {
+  return bytes / (us * 1e3);
+}
 
 // Parses a byte count: "4096", "512MiB", "8G", "1.5GB", "96 GiB", "64k". A bare SI letter
 // (K, M, G, T) follows nccl-tests' -b/-e and means a binary multiple (8G = 8 GiB); "GB" is 1e9.

@@ -12,8 +12,9 @@ using Action = std::function<int()>;
 
 void add_topo_command(CLI::App& app, Action& action);
 void add_collective_command(CLI::App& app, Action& action);
-void add_model_command(CLI::App& app, Action& action);   // model list / show (cmd_model.cpp)
-void add_model_roofline_subcommand(CLI::App& model, Action& action);  // model roofline (cmd_roofline.cpp)
+void add_model_command(CLI::App& app, Action& action);  // model list / show (cmd_model.cpp)
+void add_model_roofline_subcommand(CLI::App& model,
+                                   Action& action);  // model roofline (cmd_roofline.cpp)
 void add_plan_command(CLI::App& app, Action& action);
 
 }  // namespace topoplan::cli

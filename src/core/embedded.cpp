@@ -36,7 +36,9 @@ std::string read_text_file(const std::string& path) {
 
 namespace {
 // "topologies/servers/hgx-h20-8.json" -> "hgx-h20-8"
-std::string stem_of(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+std::string stem_of(const std::string& path) {
+  return std::filesystem::path(path).stem().string();
+}
 }  // namespace
 
 LoadedText load_file_or_builtin(const std::string& name_or_path, std::string_view dir,
@@ -49,7 +51,8 @@ LoadedText load_file_or_builtin(const std::string& name_or_path, std::string_vie
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
   std::vector<std::string> names;
   for (const auto& p : embedded_files(prefix)) {
-    if (stem_of(p) == name_or_path) return {std::string(*embedded_file(p)), "builtin:" + name_or_path};
+    if (stem_of(p) == name_or_path)
+      return {std::string(*embedded_file(p)), "builtin:" + name_or_path};
     names.push_back(stem_of(p));
   }
   throw UnknownNameError(std::string(kind), name_or_path, names);

@@ -5,7 +5,8 @@
 
 namespace topoplan {
 namespace {
-std::string compose(const std::string& source, const std::string& location, const std::string& what) {
+std::string compose(const std::string& source, const std::string& location,
+                    const std::string& what) {
   std::string msg = source;
   if (!location.empty()) msg += (msg.empty() ? "" : ": ") + location;
   if (!msg.empty()) msg += ": ";
@@ -44,8 +45,12 @@ std::string suggestion_text(const std::string& kind, const std::string& name,
 }
 }  // namespace
 
-InputError::InputError(const std::string& source, const std::string& location, const std::string& what)
-    : Error(compose(source, location, what), 2), source_(source), location_(location), detail_(what) {}
+InputError::InputError(const std::string& source, const std::string& location,
+                       const std::string& what)
+    : Error(compose(source, location, what), 2),
+      source_(source),
+      location_(location),
+      detail_(what) {}
 
 InputError::InputError(const std::string& what) : Error(what, 2), detail_(what) {}
 
@@ -53,13 +58,14 @@ UnknownNameError::UnknownNameError(const std::string& kind, const std::string& n
                                    const std::vector<std::string>& known)
     : InputError(suggestion_text(kind, name, known)) {}
 
-std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& known,
-                                       std::size_t max) {
+std::vector<std::string> closest_names(const std::string& name,
+                                       const std::vector<std::string>& known, std::size_t max) {
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& k : known) {
     std::size_t d = edit_distance(name, k);
     // Substring matches ("h20" in "hgx-h20-8") count as close even when the edit distance is large.
-    bool contains = !name.empty() && (k.find(name) != std::string::npos || name.find(k) != std::string::npos);
+    bool contains =
+        !name.empty() && (k.find(name) != std::string::npos || name.find(k) != std::string::npos);
     if (contains) d = std::min<std::size_t>(d, 1);
     if (d <= std::max<std::size_t>(2, name.size() / 3)) scored.emplace_back(d, k);
   }

@@ -25,10 +25,12 @@ NumberAndSuffix split(std::string_view text, std::string_view what) {
   try {
     v = std::stod(s, &pos);
   } catch (const std::exception&) {
-    throw InputError(std::string(what), "", "expected a number with an optional unit, got '" + std::string(text) + "'");
+    throw InputError(std::string(what), "",
+                     "expected a number with an optional unit, got '" + std::string(text) + "'");
   }
   if (!std::isfinite(v) || v < 0) {
-    throw InputError(std::string(what), "", "expected a non-negative value, got '" + std::string(text) + "'");
+    throw InputError(std::string(what), "",
+                     "expected a non-negative value, got '" + std::string(text) + "'");
   }
   std::string suf = s.substr(pos);
   for (auto& c : suf) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -36,7 +38,8 @@ NumberAndSuffix split(std::string_view text, std::string_view what) {
 }
 
 [[noreturn]] void bad_unit(std::string_view what, std::string_view text, const char* expected) {
-  throw InputError(std::string(what), "", "unknown unit in '" + std::string(text) + "' (expected " + expected + ")");
+  throw InputError(std::string(what), "",
+                   "unknown unit in '" + std::string(text) + "' (expected " + expected + ")");
 }
 
 }  // namespace
@@ -46,10 +49,10 @@ double parse_bytes(std::string_view text, std::string_view what) {
   static const struct {
     const char* s;
     double m;
-  } table[] = {{"", 1},          {"b", 1},          {"k", kKiB},       {"m", kMiB},        {"g", kGiB},
-               {"t", kTiB},      {"kib", kKiB},     {"mib", kMiB},     {"gib", kGiB},      {"tib", kTiB},
-               {"kb", kKB},      {"mb", kMB},       {"gb", kGB},       {"tb", kTB},        {"ki", kKiB},
-               {"mi", kMiB},     {"gi", kGiB},      {"ti", kTiB}};
+  } table[] = {{"", 1},      {"b", 1},      {"k", kKiB},   {"m", kMiB},   {"g", kGiB},
+               {"t", kTiB},  {"kib", kKiB}, {"mib", kMiB}, {"gib", kGiB}, {"tib", kTiB},
+               {"kb", kKB},  {"mb", kMB},   {"gb", kGB},   {"tb", kTB},   {"ki", kKiB},
+               {"mi", kMiB}, {"gi", kGiB},  {"ti", kTiB}};
   for (const auto& e : table) {
     if (suf == e.s) return v * e.m;
   }
@@ -61,9 +64,9 @@ double parse_bandwidth_GBps(std::string_view text, std::string_view what) {
   static const struct {
     const char* s;
     double m;  // multiplier to GB/s
-  } table[] = {{"", 1},           {"gb/s", 1},         {"gbps", 1},        {"gbyte/s", 1},
-               {"tb/s", 1e3},     {"tbps", 1e3},       {"mb/s", 1e-3},     {"mbps", 1e-3},
-               {"gbit/s", 0.125}, {"gbits/s", 0.125},  {"gbit", 0.125},    {"tbit/s", 125}};
+  } table[] = {{"", 1},           {"gb/s", 1},        {"gbps", 1},     {"gbyte/s", 1},
+               {"tb/s", 1e3},     {"tbps", 1e3},      {"mb/s", 1e-3},  {"mbps", 1e-3},
+               {"gbit/s", 0.125}, {"gbits/s", 0.125}, {"gbit", 0.125}, {"tbit/s", 125}};
   // "Gbps" (lower-case b) conventionally means gigabits; "GBps" gigabytes. We lost case above, so
   // check the raw text for a lower-case 'b' directly after G/T/M.
   std::string raw(text);
