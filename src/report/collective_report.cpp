@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "report/json_number.hpp"
 #include "report/table.hpp"
 #include "topoplan/units.hpp"
 
@@ -13,12 +14,6 @@ namespace topoplan::report {
 namespace {
 using nlohmann::ordered_json;
 
-// Rounded so that golden files do not churn on the last floating-point bit.
-double round_to(double v, double digits) {
-  const double scale = std::pow(10.0, digits);
-  return std::round(v * scale) / scale;
-}
-
 ordered_json bottleneck_json(const BottleneckLink& b) {
   if (b.dirlink < 0) return nullptr;
   return ordered_json{{"from", b.from},
@@ -26,8 +21,8 @@ ordered_json bottleneck_json(const BottleneckLink& b) {
                       {"type", b.type},
                       {"kind", std::string(to_string(b.kind))},
                       {"load_bytes", static_cast<std::int64_t>(std::llround(b.load_bytes))},
-                      {"achieved_GBps", round_to(b.achieved_GBps, 3)},
-                      {"utilisation", round_to(b.utilisation, 4)}};
+                      {"achieved_GBps", json_number(b.achieved_GBps)},
+                      {"utilisation", json_number(b.utilisation)}};
 }
 
 std::string bottleneck_cell(const BottleneckLink& b) {
@@ -41,10 +36,10 @@ void print_json(std::ostream& os, const CollectiveReport& r) {
     results.push_back(
         {{"size_bytes", static_cast<std::int64_t>(std::llround(c.size_bytes))},
          {"count", static_cast<std::int64_t>(std::floor(c.size_bytes / r.element_bytes))},
-         {"time_us", round_to(c.time_us, 3)},
-         {"latency_us", round_to(c.latency_us, 3)},
-         {"algbw_GBps", round_to(c.algbw_GBps, 3)},
-         {"busbw_GBps", round_to(c.busbw_GBps, 3)},
+         {"time_us", json_number(c.time_us)},
+         {"latency_us", json_number(c.latency_us)},
+         {"algbw_GBps", json_number(c.algbw_GBps)},
+         {"busbw_GBps", json_number(c.busbw_GBps)},
          {"algorithm", std::string(to_string(c.algorithm))},
          {"protocol", std::string(to_string(c.protocol))},
          {"channels", c.channels},
@@ -56,7 +51,7 @@ void print_json(std::ostream& os, const CollectiveReport& r) {
       {"devices", r.ranks},
       {"nodes", r.nodes},
       {"dtype", r.dtype},
-      {"busbw_factor", round_to(busbw_factor(r.op, static_cast<int>(r.ranks.size())), 6)},
+      {"busbw_factor", json_number(busbw_factor(r.op, static_cast<int>(r.ranks.size())))},
       {"results", results}};
   os << j.dump(2) << "\n";
 }

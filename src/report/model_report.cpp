@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "report/json_number.hpp"
 #include "report/table.hpp"
 #include "topoplan/units.hpp"
 
@@ -44,10 +45,10 @@ std::vector<std::pair<LayerType, int>> layer_groups(const ModelSpec& m) {
 }
 
 ordered_json cost_json(const KernelCost& c) {
-  return {{"flops", c.flops},
-          {"bytes", c.bytes},
-          {"weight_bytes", c.weight_bytes},
-          {"kv_bytes", c.kv_bytes}};
+  return {{"flops", json_number(c.flops)},
+          {"bytes", json_number(c.bytes)},
+          {"weight_bytes", json_number(c.weight_bytes)},
+          {"kv_bytes", json_number(c.kv_bytes)}};
 }
 
 ordered_json kernels_json(const std::vector<KernelCost>& ks) {
@@ -56,10 +57,10 @@ ordered_json kernels_json(const std::vector<KernelCost>& ks) {
     ordered_json j{
         {"name", k.name}, {"kind", to_string(k.kind)}, {"math_dtype", to_string(k.math_dtype)}};
     j.update(cost_json(k));
-    j["m"] = k.m;
-    j["n"] = k.n;
-    j["k"] = k.k;
-    j["groups"] = k.groups;
+    j["m"] = json_number(k.m);
+    j["n"] = json_number(k.n);
+    j["k"] = json_number(k.k);
+    j["groups"] = json_number(k.groups);
     arr.push_back(j);
   }
   return arr;
@@ -67,16 +68,16 @@ ordered_json kernels_json(const std::vector<KernelCost>& ks) {
 
 ordered_json workload_json(const Workload& w) {
   return {{"phase", to_string(w.phase)},
-          {"batch", w.batch},
-          {"new_tokens", w.new_tokens},
-          {"context", w.context}};
+          {"batch", json_number(w.batch)},
+          {"new_tokens", json_number(w.new_tokens)},
+          {"context", json_number(w.context)}};
 }
 
 ordered_json breakdown_json(const ParamBreakdown& b) {
   ordered_json j;
   for (std::size_t i = 0; i < kPartCount; ++i)
-    j[std::string(to_string(static_cast<Part>(i)))] = b.by_part[i];
-  j["sum"] = b.sum();
+    j[std::string(to_string(static_cast<Part>(i)))] = json_number(b.by_part[i]);
+  j["sum"] = json_number(b.sum());
   return j;
 }
 
@@ -106,18 +107,20 @@ ordered_json show_json(const ModelSpec& m, const ModelShowOptions& o) {
                        {"dense_layers", layer_count(m, LayerType::Dense)},
                        {"moe_layers", layer_count(m, LayerType::Moe)},
                        {"mtp_modules", m.mtp_modules}};
-  j["params"] = {
-      {"total", breakdown_json(c.total)}, {"active", breakdown_json(c.active)}, {"mtp", c.mtp}};
+  j["params"] = {{"total", breakdown_json(c.total)},
+                 {"active", breakdown_json(c.active)},
+                 {"mtp", json_number(c.mtp)}};
   ordered_json fmt_bytes;
-  for (const auto& [name, bytes] : bytes_by_format(m, c.total)) fmt_bytes[name] = bytes;
-  j["weight_bytes"] = {{"total", weight_bytes(m, c.total)}, {"by_format", fmt_bytes}};
+  for (const auto& [name, bytes] : bytes_by_format(m, c.total))
+    fmt_bytes[name] = json_number(bytes);
+  j["weight_bytes"] = {{"total", json_number(weight_bytes(m, c.total))}, {"by_format", fmt_bytes}};
   j["kv_cache"] = {{"dtype", to_string(m.dtypes.kv_cache)},
-                   {"bytes_per_token", kv_bytes_per_token(m)}};
+                   {"bytes_per_token", json_number(kv_bytes_per_token(m))}};
   ShardLayout layout{.shard = o.shard};
   j["per_gpu"] = {{"tp", o.shard.tp},
                   {"ep", o.shard.ep},
-                  {"weight_bytes", weight_bytes_per_gpu(m, layout)},
-                  {"kv_bytes_per_token", kv_bytes_per_token(m, o.shard)}};
+                  {"weight_bytes", json_number(weight_bytes_per_gpu(m, layout))},
+                  {"kv_bytes_per_token", json_number(kv_bytes_per_token(m, o.shard))}};
   ordered_json layers = ordered_json::array();
   for (auto [t, n] : layer_groups(m)) {
     auto d = layer_kernels(m, t, o.decode, o.shard);
@@ -190,12 +193,12 @@ void print_model_list(std::ostream& os, const std::vector<ModelSpec>& models, bo
       ParamCount c = count_params(m);
       arr.push_back({{"name", m.name},
                      {"arch", arch_name(m)},
-                     {"total_params", c.total.sum()},
-                     {"active_params", c.active.sum()},
+                     {"total_params", json_number(c.total.sum())},
+                     {"active_params", json_number(c.active.sum())},
                      {"layers", m.layers},
                      {"hidden_size", m.hidden},
                      {"weight_dtype", to_string(m.dtypes.weights.dtype)},
-                     {"kv_bytes_per_token", kv_bytes_per_token(m)}});
+                     {"kv_bytes_per_token", json_number(kv_bytes_per_token(m))}});
     }
     os << ordered_json{{"models", arr}}.dump(2) << "\n";
     return;

@@ -1,8 +1,8 @@
 #include "report/topo_report.hpp"
 
-#include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "report/json_number.hpp"
 #include "report/table.hpp"
 #include "topoplan/units.hpp"
 
@@ -11,16 +11,11 @@ namespace topoplan::report {
 namespace {
 using nlohmann::ordered_json;
 
-// Rounds to 4 significant decimals so JSON output is stable across platforms' last-bit noise.
-double round4(double x) {
-  return std::round(x * 1e4) / 1e4;
-}
-
 ordered_json fabric_json(const FabricInfo& f) {
   if (f.kind.empty()) return nullptr;
   return ordered_json{{"server", f.server}, {"nodes", f.nodes},
                       {"kind", f.kind},     {"link", f.link},
-                      {"tiers", f.tiers},   {"oversubscription", f.oversubscription}};
+                      {"tiers", f.tiers},   {"oversubscription", json_number(f.oversubscription)}};
 }
 
 std::string gbps(double v) {
@@ -60,16 +55,16 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
                    {"nodes", s.nodes},
                    {"gpus", s.gpus},
                    {"gpu_model", s.gpu_model},
-                   {"gpu_memory_bytes", s.gpu_memory_bytes},
+                   {"gpu_memory_bytes", json_number(s.gpu_memory_bytes)},
                    {"devices", devices},
                    {"links", t.link_count()},
                    {"nvlink_domain", s.nvlink_domain},
                    {"per_gpu",
-                    {{"nvlink_GBps", round4(s.nvlink_GBps)},
-                     {"pcie_GBps", round4(s.pcie_GBps)},
-                     {"network_GBps", round4(s.network_GBps)},
-                     {"network_share_GBps", round4(s.network_share_GBps)}}},
-                   {"bisection_GBps", round4(s.bisection_GBps)},
+                    {{"nvlink_GBps", json_number(s.nvlink_GBps)},
+                     {"pcie_GBps", json_number(s.pcie_GBps)},
+                     {"network_GBps", json_number(s.network_GBps)},
+                     {"network_share_GBps", json_number(s.network_share_GBps)}}},
+                   {"bisection_GBps", json_number(s.bisection_GBps)},
                    {"switches_per_tier", s.switches_per_tier},
                    {"fabric", fabric_json(t.fabric)}};
     os << j.dump(2) << "\n";
@@ -120,8 +115,8 @@ void print_topo_paths(std::ostream& os, const Topology& t, const PathMatrix& m,
       for (std::size_t j = 0; j < n; ++j) {
         const Path* p = cell(i, j);
         c.push_back(p ? std::string(to_string(p->cls)) : "X");
-        b.push_back(p ? ordered_json(round4(p->bw_GBps)) : ordered_json(nullptr));
-        l.push_back(p ? ordered_json(round4(p->latency_us)) : ordered_json(nullptr));
+        b.push_back(p ? ordered_json(json_number(p->bw_GBps)) : ordered_json(nullptr));
+        l.push_back(p ? ordered_json(json_number(p->latency_us)) : ordered_json(nullptr));
         h.push_back(p ? ordered_json(p->hops.size()) : ordered_json(nullptr));
       }
       cls.push_back(c), bw.push_back(b), lat.push_back(l), hops.push_back(h);
