@@ -59,7 +59,8 @@ int run_paths(const TopoArgs& a) {
 }
 
 int run_validate(const TopoArgs& a) {
-  const Topology t = load_topology(a.topo);
+  // Not cli::load_topology, which stops at the first problem: validate lists them all.
+  const Topology t = topoplan::load_topology(a.topo.topology, a.topo.cluster);
   const std::vector<Diagnostic> diagnostics = t.validate();
   report::print_topo_validate(std::cout, a.topo.topology, diagnostics, a.json);
   return diagnostics.empty() ? 0 : 2;

@@ -1,5 +1,7 @@
 #include "cli/topology_options.hpp"
 
+#include "topoplan/error.hpp"
+
 namespace topoplan::cli {
 
 void add_cluster_flags(CLI::App& cmd, TopologyOptions& o) {
@@ -20,7 +22,19 @@ void add_topology_options(CLI::App& cmd, TopologyOptions& o, const std::string& 
 }
 
 Topology load_topology(const TopologyOptions& o) {
-  return topoplan::load_topology(o.topology, o.cluster);
+  Topology t = topoplan::load_topology(o.topology, o.cluster);
+  // Routing a structurally broken topology (a GPU with no path, a zero-bandwidth link) gives
+  // "no path" deep inside a collective or a silently wrong figure; stop at the first problem.
+  const std::vector<Diagnostic> problems = t.validate();
+  if (!problems.empty()) {
+    std::string what = problems.front().message;
+    if (problems.size() > 1) {
+      what += " (" + std::to_string(problems.size()) +
+              " problems; `topoplan topo validate` lists them all)";
+    }
+    throw InputError(o.topology, problems.front().location, what);
+  }
+  return t;
 }
 
 }  // namespace topoplan::cli

@@ -20,7 +20,9 @@ void add_cluster_flags(CLI::App& cmd, TopologyOptions& o);
 // Adds a required positional TOPO argument and the cluster flags.
 void add_topology_options(CLI::App& cmd, TopologyOptions& o,
                           const std::string& help = "built-in topology name or JSON file");
-// Loads the topology (a cluster when --nodes > 1). Throws InputError/UnknownNameError.
+// Loads the topology (a cluster when --nodes > 1) and checks it with Topology::validate().
+// Throws InputError (naming the file and the first problem's device or link) or
+// UnknownNameError.
 Topology load_topology(const TopologyOptions& o);
 
 }  // namespace topoplan::cli

@@ -2,3 +2,41 @@
 topoplan_cli_test(help ARGS --help EXPECT_STDOUT "topoplan")
 topoplan_cli_test(no_subcommand EXIT 2)
 topoplan_cli_test(unknown_flag ARGS topo --bogus-flag EXIT 2)
+
+# Every command and subcommand answers --help with its usage and exits 0.
+foreach(cmd "topo" "topo list" "topo show" "topo paths" "topo validate" "collective" "model"
+            "model list" "model show" "model roofline" "plan")
+  string(REPLACE " " "_" id "${cmd}")
+  string(REPLACE " " ";" cmd_args "${cmd}")
+  topoplan_cli_test(help_${id} ARGS ${cmd_args} --help EXPECT_STDOUT "Usage:.*--help")
+endforeach()
+
+# Bad input files: exit 2 and a message naming the file and where in it (JSON pointer, line, or
+# the device for a structural problem), for every command that reads the file.
+set(cli_data ${CMAKE_CURRENT_SOURCE_DIR}/data)
+foreach(cmd "topo show" "topo paths" "collective all-reduce --size 1M --topology"
+            "plan --model llama-3-8b --topology")
+  string(REGEX REPLACE " .*" "" id "${cmd}")
+  if(cmd MATCHES "^topo ([a-z]+)")
+    set(id "topo_${CMAKE_MATCH_1}")
+  endif()
+  string(REPLACE " " ";" cmd_args "${cmd}")
+  topoplan_cli_test(${id}_malformed_topology ARGS ${cmd_args} ${cli_data}/topo_malformed.json
+                    EXIT 2 EXPECT_STDERR "topo_malformed.json: line [0-9]+")
+  topoplan_cli_test(${id}_unknown_link ARGS ${cmd_args} ${cli_data}/topo_unknown_link.json
+                    EXIT 2 EXPECT_STDERR "topo_unknown_link.json: /links/0/type: unknown link type")
+  # gpu2 and gpu3 are linked to each other only: stop before routing, not "no path" mid-way.
+  topoplan_cli_test(${id}_disconnected ARGS ${cmd_args} ${cli_data}/topo_disconnected.json
+                    EXIT 2 EXPECT_STDERR
+                    "topo_disconnected.json: gpu2: GPU has no path to GPU 'gpu0' \\(2 problems")
+  topoplan_cli_test(${id}_missing_file ARGS ${cmd_args} ${cli_data}/no_such_topology.json
+                    EXIT 2 EXPECT_STDERR "no_such_topology.json: cannot open file")
+endforeach()
+topoplan_cli_test(topo_validate_disconnected ARGS topo validate ${cli_data}/topo_disconnected.json
+                  EXIT 2 EXPECT_STDOUT "gpu2: GPU has no path.*gpu3: GPU has no path.*2 problem")
+foreach(cmd "model show" "plan --topology hgx-h100-8 --model")
+  string(REGEX REPLACE " .*" "" id "${cmd}")
+  string(REPLACE " " ";" cmd_args "${cmd}")
+  topoplan_cli_test(${id}_model_bad_field ARGS ${cmd_args} ${cli_data}/model_bad_hidden.json EXIT 2
+                    EXPECT_STDERR "model_bad_hidden.json: /hidden_size: expected an integer")
+endforeach()
