@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "core/name_table.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/units.hpp"
@@ -22,93 +23,65 @@ std::string fold(std::string_view text) {
   return out;
 }
 
-template <typename E, std::size_t N>
-E parse_named(std::string_view text, const std::array<E, N>& values, const std::string& kind) {
-  std::vector<std::string> known;
-  for (E v : values) {
-    if (fold(to_string(v)) == fold(text)) return v;
-    known.emplace_back(to_string(v));
-  }
-  throw UnknownNameError(kind, std::string(text), known);
+// Table order is the order "did you mean" lists known names in.
+constexpr std::array<NameEntry<CollOp>, 7> kCollOpNames{{
+    {CollOp::AllReduce, "all-reduce"},
+    {CollOp::AllGather, "all-gather"},
+    {CollOp::ReduceScatter, "reduce-scatter"},
+    {CollOp::Broadcast, "broadcast"},
+    {CollOp::Reduce, "reduce"},
+    {CollOp::AllToAll, "all-to-all"},
+    {CollOp::SendRecv, "send-recv"},
+}};
+
+constexpr std::array<NameEntry<Algorithm>, 7> kAlgorithmNames{{
+    {Algorithm::Auto, "auto"},
+    {Algorithm::Ring, "ring"},
+    {Algorithm::Tree, "tree"},
+    {Algorithm::Nvls, "nvls"},
+    {Algorithm::NvlsTree, "nvlstree"},
+    {Algorithm::CollNet, "collnet"},
+    {Algorithm::Direct, "direct"},
+}};
+
+constexpr std::array<NameEntry<Protocol>, 4> kProtocolNames{{
+    {Protocol::Auto, "auto"},
+    {Protocol::LL, "LL"},
+    {Protocol::LL128, "LL128"},
+    {Protocol::Simple, "Simple"},
+}};
+
+bool folded_equal(std::string_view name, std::string_view text) {
+  return fold(name) == fold(text);
 }
 }  // namespace
 
 std::string_view to_string(CollOp op) {
-  switch (op) {
-    case CollOp::AllReduce:
-      return "all-reduce";
-    case CollOp::AllGather:
-      return "all-gather";
-    case CollOp::ReduceScatter:
-      return "reduce-scatter";
-    case CollOp::Broadcast:
-      return "broadcast";
-    case CollOp::Reduce:
-      return "reduce";
-    case CollOp::AllToAll:
-      return "all-to-all";
-    case CollOp::SendRecv:
-      return "send-recv";
-  }
-  return "?";
+  return name_of(kCollOpNames, op);
 }
 
 std::string_view to_string(Algorithm a) {
-  switch (a) {
-    case Algorithm::Auto:
-      return "auto";
-    case Algorithm::Ring:
-      return "ring";
-    case Algorithm::Tree:
-      return "tree";
-    case Algorithm::Nvls:
-      return "nvls";
-    case Algorithm::NvlsTree:
-      return "nvlstree";
-    case Algorithm::CollNet:
-      return "collnet";
-    case Algorithm::Direct:
-      return "direct";
-  }
-  return "?";
+  return name_of(kAlgorithmNames, a);
 }
 
 std::string_view to_string(Protocol p) {
-  switch (p) {
-    case Protocol::Auto:
-      return "auto";
-    case Protocol::LL:
-      return "LL";
-    case Protocol::LL128:
-      return "LL128";
-    case Protocol::Simple:
-      return "Simple";
-  }
-  return "?";
+  return name_of(kProtocolNames, p);
 }
 
 CollOp parse_coll_op(std::string_view text) {
   if (fold(text) == "sendrecv" || fold(text) == "p2p") return CollOp::SendRecv;
   if (fold(text) == "alltoallv") return CollOp::AllToAll;
-  static constexpr std::array kOps{CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter,
-                                   CollOp::Broadcast, CollOp::Reduce,    CollOp::AllToAll,
-                                   CollOp::SendRecv};
-  return parse_named(text, kOps, "collective");
+  return value_of(kCollOpNames, text, "collective", folded_equal);
 }
 
 Algorithm parse_algorithm(std::string_view text) {
   if (fold(text) == "collnetdirect" || fold(text) == "sharp") return Algorithm::CollNet;
   if (fold(text) == "a2a") return Algorithm::Direct;
-  static constexpr std::array kAlgos{Algorithm::Auto,  Algorithm::Ring,     Algorithm::Tree,
-                                     Algorithm::Nvls,  Algorithm::NvlsTree, Algorithm::CollNet,
-                                     Algorithm::Direct};
-  return parse_named(text, kAlgos, "algorithm");
+  return value_of(kAlgorithmNames, text, "algorithm", folded_equal);
 }
 
 Protocol parse_protocol(std::string_view text) {
-  static constexpr std::array kProtos{Protocol::Auto, Protocol::LL, Protocol::LL128,
-                                      Protocol::Simple};
-  return parse_named(text, kProtos, "protocol");
+  return value_of(kProtocolNames, text, "protocol", folded_equal);
 }
 
 // nccl-tests doc/PERFORMANCE.md and src/*.cu XxxGetBw.

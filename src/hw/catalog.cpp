@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hw/json_fields.hpp"
+#include "hw/kind_names.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
@@ -14,13 +15,13 @@ using nlohmann::json;
 
 LinkKind parse_kind(const detail::Fields& f, const std::string& key) {
   const std::string text = f.str(key);
-  if (text == "nvlink") return LinkKind::NVLink;
-  if (text == "pcie") return LinkKind::PCIe;
-  if (text == "c2c") return LinkKind::C2C;
-  if (text == "cpu-link") return LinkKind::CpuLink;
-  if (text == "network") return LinkKind::Network;
+  std::string known;
+  for (const auto& [kind, name] : detail::kLinkKindNames) {
+    if (name == text) return kind;
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  }
   throw InputError(f.source, f.pointer + "/" + key,
-                   "unknown link kind '" + text + "' (nvlink, pcie, c2c, cpu-link, network)");
+                   "unknown link kind '" + text + "' (" + known + ")");
 }
 
 GpuSpec parse_gpu(const detail::Fields& f) {

@@ -3,43 +3,18 @@
 #include "topoplan/topology.hpp"
 
 #include <algorithm>
+#include "hw/kind_names.hpp"
 #include "hw/topology_impl.hpp"
 #include "topoplan/error.hpp"
 
 namespace topoplan {
 
 std::string_view to_string(DeviceType type) {
-  switch (type) {
-    case DeviceType::Gpu:
-      return "gpu";
-    case DeviceType::NvSwitch:
-      return "nvswitch";
-    case DeviceType::PcieSwitch:
-      return "pcie-switch";
-    case DeviceType::Cpu:
-      return "cpu";
-    case DeviceType::Nic:
-      return "nic";
-    case DeviceType::NetSwitch:
-      return "net-switch";
-  }
-  return "unknown";
+  return name_of(detail::kDeviceTypeNames, type, "unknown");
 }
 
 std::string_view to_string(LinkKind kind) {
-  switch (kind) {
-    case LinkKind::NVLink:
-      return "nvlink";
-    case LinkKind::PCIe:
-      return "pcie";
-    case LinkKind::C2C:
-      return "c2c";
-    case LinkKind::CpuLink:
-      return "cpu-link";
-    case LinkKind::Network:
-      return "network";
-  }
-  return "unknown";
+  return name_of(detail::kLinkKindNames, kind, "unknown");
 }
 
 using detail::EdgeProps;

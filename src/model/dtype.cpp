@@ -1,7 +1,9 @@
 // Dtype names and sizes, weight formats with scales, and the names of model enums.
+#include <array>
 #include <cctype>
 #include <string>
 
+#include "core/name_table.hpp"
 #include "topoplan/dtype.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/kernel.hpp"
@@ -9,24 +11,39 @@
 
 namespace topoplan {
 
+namespace {
+constexpr std::array<NameEntry<Dtype>, 7> kDtypeNames{{
+    {Dtype::FP32, "fp32"},
+    {Dtype::BF16, "bf16"},
+    {Dtype::FP16, "fp16"},
+    {Dtype::FP8, "fp8"},
+    {Dtype::INT8, "int8"},
+    {Dtype::INT4, "int4"},
+    {Dtype::FP4, "fp4"},
+}};
+
+constexpr std::array<NameEntry<KernelKind>, 5> kKernelKindNames{{
+    {KernelKind::Gemm, "gemm"},
+    {KernelKind::GroupedGemm, "grouped_gemm"},
+    {KernelKind::Attention, "attention"},
+    {KernelKind::Elementwise, "elementwise"},
+    {KernelKind::Embedding, "embedding"},
+}};
+
+constexpr std::array<NameEntry<Part>, kPartCount> kPartNames{{
+    {Part::Embedding, "embedding"},
+    {Part::Attention, "attention"},
+    {Part::DenseMlp, "dense_mlp"},
+    {Part::RoutedExperts, "routed_experts"},
+    {Part::SharedExperts, "shared_experts"},
+    {Part::Router, "router"},
+    {Part::Norms, "norms"},
+    {Part::LmHead, "lm_head"},
+}};
+}  // namespace
+
 std::string_view to_string(Dtype d) {
-  switch (d) {
-    case Dtype::FP32:
-      return "fp32";
-    case Dtype::BF16:
-      return "bf16";
-    case Dtype::FP16:
-      return "fp16";
-    case Dtype::FP8:
-      return "fp8";
-    case Dtype::INT8:
-      return "int8";
-    case Dtype::INT4:
-      return "int4";
-    case Dtype::FP4:
-      return "fp4";
-  }
-  return "?";
+  return name_of(kDtypeNames, d);
 }
 
 Dtype parse_dtype(std::string_view text) {
@@ -62,19 +79,7 @@ double element_bytes(Dtype d) {
 }
 
 std::string_view to_string(KernelKind k) {
-  switch (k) {
-    case KernelKind::Gemm:
-      return "gemm";
-    case KernelKind::GroupedGemm:
-      return "grouped_gemm";
-    case KernelKind::Attention:
-      return "attention";
-    case KernelKind::Elementwise:
-      return "elementwise";
-    case KernelKind::Embedding:
-      return "embedding";
-  }
-  return "?";
+  return name_of(kKernelKindNames, k);
 }
 
 double WeightFormat::bytes_per_element() const {
@@ -89,25 +94,7 @@ WeightFormat ModelDtypes::format(Part p) const {
 }
 
 std::string_view to_string(Part p) {
-  switch (p) {
-    case Part::Embedding:
-      return "embedding";
-    case Part::Attention:
-      return "attention";
-    case Part::DenseMlp:
-      return "dense_mlp";
-    case Part::RoutedExperts:
-      return "routed_experts";
-    case Part::SharedExperts:
-      return "shared_experts";
-    case Part::Router:
-      return "router";
-    case Part::Norms:
-      return "norms";
-    case Part::LmHead:
-      return "lm_head";
-  }
-  return "?";
+  return name_of(kPartNames, p);
 }
 
 std::string_view to_string(LayerType t) {

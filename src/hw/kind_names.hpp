@@ -1,0 +1,29 @@
+// The names of the device and link kinds, in one place for to_string() and the parsers.
+#pragma once
+
+#include <array>
+
+#include "core/name_table.hpp"
+#include "topoplan/hardware.hpp"
+#include "topoplan/topology.hpp"
+
+namespace topoplan::detail {
+
+inline constexpr std::array<NameEntry<DeviceType>, 6> kDeviceTypeNames{{
+    {DeviceType::Gpu, "gpu"},
+    {DeviceType::NvSwitch, "nvswitch"},
+    {DeviceType::PcieSwitch, "pcie-switch"},
+    {DeviceType::Cpu, "cpu"},
+    {DeviceType::Nic, "nic"},
+    {DeviceType::NetSwitch, "net-switch"},
+}};
+
+inline constexpr std::array<NameEntry<LinkKind>, 5> kLinkKindNames{{
+    {LinkKind::NVLink, "nvlink"},
+    {LinkKind::PCIe, "pcie"},
+    {LinkKind::C2C, "c2c"},
+    {LinkKind::CpuLink, "cpu-link"},
+    {LinkKind::Network, "network"},
+}};
+
+}  // namespace topoplan::detail
