@@ -5,26 +5,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "plan/placement_fixtures.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/placement.hpp"
 #include "topoplan/topology_io.hpp"
 
 using namespace topoplan;
+using test::cluster;
+using test::strat;
 
 namespace {
-Topology cluster(const std::string& server, int nodes) {
-  ClusterOptions o;
-  o.nodes = nodes;
-  return make_cluster(load_topology(server), o);
-}
-Strategy strat(int tp, int pp, int dp, int ep = 1) {
-  Strategy s;
-  s.tp = tp;
-  s.pp = pp;
-  s.dp = dp;
-  s.ep = ep;
-  return s;
-}
 int node_of(const Topology& t, int d) {
   return t.device(d).node;
 }
