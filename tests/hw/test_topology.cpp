@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "hw/topology_builder.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
 
@@ -12,22 +13,11 @@ namespace {
 
 Device dev(const std::string& id, DeviceType type, int node = 0, int local = 0,
            std::string model = "") {
-  Device d;
-  d.id = id;
-  d.type = type;
-  d.node = node;
-  d.local_index = local;
-  d.model = std::move(model);
-  return d;
+  return test::make_device(id, type, node, local, std::move(model));
 }
 
 Link lnk(int a, int b, double bw, const std::string& type = "pcie5") {
-  Link l;
-  l.a = a;
-  l.b = b;
-  l.bw_GBps = bw;
-  l.type = type;
-  return l;
+  return test::make_link(a, b, bw, type);
 }
 
 bool has_message(const std::vector<Diagnostic>& diags, const std::string& location,

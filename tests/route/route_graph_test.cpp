@@ -1,29 +1,18 @@
 // Paths and bisection on small hand-built graphs (derivations in the comments).
 #include <doctest/doctest.h>
 
+#include "hw/topology_builder.hpp"
 #include "topoplan/route.hpp"
 
 using namespace topoplan;
 
 namespace {
 int dev(Topology& t, const std::string& id, DeviceType type, int local = 0) {
-  Device d;
-  d.id = id;
-  d.type = type;
-  d.node = 0;
-  d.local_index = local;
-  d.model = type == DeviceType::Gpu ? "H100-SXM" : "x";
-  return t.add_device(d);
+  return t.add_device(
+      test::make_device(id, type, 0, local, type == DeviceType::Gpu ? "H100-SXM" : "x"));
 }
 void link(Topology& t, int a, int b, LinkKind kind, double bw, double lat = 1.0) {
-  Link l;
-  l.a = a;
-  l.b = b;
-  l.kind = kind;
-  l.type = "test";
-  l.bw_GBps = bw;
-  l.latency_us = lat;
-  t.add_link(l);
+  t.add_link(test::make_link(a, b, bw, "test", kind, lat));
 }
 }  // namespace
 
