@@ -33,6 +33,8 @@ constexpr std::array<NameEntry<CollOp>, 7> kCollOpNames{{
     {CollOp::AllToAll, "all-to-all"},
     {CollOp::SendRecv, "send-recv"},
 }};
+static_assert(names_every_value(kCollOpNames) &&
+              kCollOpNames.size() == static_cast<std::size_t>(CollOp::SendRecv) + 1);
 
 constexpr std::array<NameEntry<Algorithm>, 7> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
@@ -43,6 +45,8 @@ constexpr std::array<NameEntry<Algorithm>, 7> kAlgorithmNames{{
     {Algorithm::CollNet, "collnet"},
     {Algorithm::Direct, "direct"},
 }};
+static_assert(names_every_value(kAlgorithmNames) &&
+              kAlgorithmNames.size() == static_cast<std::size_t>(Algorithm::Direct) + 1);
 
 constexpr std::array<NameEntry<Protocol>, 4> kProtocolNames{{
     {Protocol::Auto, "auto"},
@@ -50,6 +54,8 @@ constexpr std::array<NameEntry<Protocol>, 4> kProtocolNames{{
     {Protocol::LL128, "LL128"},
     {Protocol::Simple, "Simple"},
 }};
+static_assert(names_every_value(kProtocolNames) &&
+              kProtocolNames.size() == static_cast<std::size_t>(Protocol::Simple) + 1);
 
 bool folded_equal(std::string_view name, std::string_view text) {
   return fold(name) == fold(text);

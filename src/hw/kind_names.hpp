@@ -17,6 +17,8 @@ inline constexpr std::array<NameEntry<DeviceType>, 6> kDeviceTypeNames{{
     {DeviceType::Nic, "nic"},
     {DeviceType::NetSwitch, "net-switch"},
 }};
+static_assert(names_every_value(kDeviceTypeNames) &&
+              kDeviceTypeNames.size() == static_cast<std::size_t>(DeviceType::NetSwitch) + 1);
 
 inline constexpr std::array<NameEntry<LinkKind>, 5> kLinkKindNames{{
     {LinkKind::NVLink, "nvlink"},
@@ -25,5 +27,7 @@ inline constexpr std::array<NameEntry<LinkKind>, 5> kLinkKindNames{{
     {LinkKind::CpuLink, "cpu-link"},
     {LinkKind::Network, "network"},
 }};
+static_assert(names_every_value(kLinkKindNames) &&
+              kLinkKindNames.size() == static_cast<std::size_t>(LinkKind::Network) + 1);
 
 }  // namespace topoplan::detail

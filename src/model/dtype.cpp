@@ -21,6 +21,8 @@ constexpr std::array<NameEntry<Dtype>, 7> kDtypeNames{{
     {Dtype::INT4, "int4"},
     {Dtype::FP4, "fp4"},
 }};
+static_assert(names_every_value(kDtypeNames) &&
+              kDtypeNames.size() == static_cast<std::size_t>(Dtype::FP4) + 1);
 
 constexpr std::array<NameEntry<KernelKind>, 5> kKernelKindNames{{
     {KernelKind::Gemm, "gemm"},
@@ -29,6 +31,8 @@ constexpr std::array<NameEntry<KernelKind>, 5> kKernelKindNames{{
     {KernelKind::Elementwise, "elementwise"},
     {KernelKind::Embedding, "embedding"},
 }};
+static_assert(names_every_value(kKernelKindNames) &&
+              kKernelKindNames.size() == static_cast<std::size_t>(KernelKind::Embedding) + 1);
 
 constexpr std::array<NameEntry<Part>, kPartCount> kPartNames{{
     {Part::Embedding, "embedding"},
@@ -40,6 +44,8 @@ constexpr std::array<NameEntry<Part>, kPartCount> kPartNames{{
     {Part::Norms, "norms"},
     {Part::LmHead, "lm_head"},
 }};
+static_assert(names_every_value(kPartNames) &&
+              kPartNames.size() == static_cast<std::size_t>(Part::LmHead) + 1);
 }  // namespace
 
 std::string_view to_string(Dtype d) {

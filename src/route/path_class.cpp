@@ -1,36 +1,32 @@
 // Names of path classes (NCCL's topoPathTypeStr order, src/graph/topo.cc).
+#include <array>
+
+#include "core/name_table.hpp"
 #include "topoplan/route.hpp"
 
 namespace topoplan {
 
+namespace {
+constexpr std::array<NameEntry<PathClass>, 12> kPathClassNames{{
+    {PathClass::LOC, "LOC"},
+    {PathClass::NVL, "NVL"},
+    {PathClass::NVB, "NVB"},
+    {PathClass::C2C, "C2C"},
+    {PathClass::PIX, "PIX"},
+    {PathClass::PXB, "PXB"},
+    {PathClass::P2C, "P2C"},
+    {PathClass::PXN, "PXN"},
+    {PathClass::PHB, "PHB"},
+    {PathClass::SYS, "SYS"},
+    {PathClass::NET, "NET"},
+    {PathClass::DIS, "DIS"},
+}};
+static_assert(names_every_value(kPathClassNames) &&
+              kPathClassNames.size() == static_cast<std::size_t>(PathClass::DIS) + 1);
+}  // namespace
+
 std::string_view to_string(PathClass c) {
-  switch (c) {
-    case PathClass::LOC:
-      return "LOC";
-    case PathClass::NVL:
-      return "NVL";
-    case PathClass::NVB:
-      return "NVB";
-    case PathClass::C2C:
-      return "C2C";
-    case PathClass::PIX:
-      return "PIX";
-    case PathClass::PXB:
-      return "PXB";
-    case PathClass::P2C:
-      return "P2C";
-    case PathClass::PXN:
-      return "PXN";
-    case PathClass::PHB:
-      return "PHB";
-    case PathClass::SYS:
-      return "SYS";
-    case PathClass::NET:
-      return "NET";
-    case PathClass::DIS:
-      return "DIS";
-  }
-  return "DIS";
+  return name_of(kPathClassNames, c, "DIS");
 }
 
 }  // namespace topoplan

@@ -11,6 +11,12 @@ constexpr std::array<topoplan::NameEntry<Colour>, 2> kNames{{
     {Colour::Red, "red"},
     {Colour::Green, "green"},
 }};  // Blue left out on purpose: the fallback case
+constexpr std::array<topoplan::NameEntry<Colour>, 2> kSwapped{{
+    {Colour::Green, "green"},
+    {Colour::Red, "red"},
+}};
+static_assert(topoplan::names_every_value(kNames));
+static_assert(!topoplan::names_every_value(kSwapped));  // entry 0 must name value 0
 bool exact(std::string_view a, std::string_view b) {
   return a == b;
 }
