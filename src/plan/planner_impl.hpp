@@ -48,8 +48,10 @@ struct Planner::Impl {
   // Time of one collective on every group of its kind at once (the slowest group), µs.
   double collective_us(CollOp op, const Strategy& s, PlacementOrder order, double bytes) const;
   // Communication of one layer of type t for `tokens` tokens of one replica micro-batch.
-  TimeBreakdown layer_comm_time(LayerType t, const Strategy& s, PlacementOrder order,
-                                double tokens) const;
+  TimeBreakdown layer_comm_time(LayerType t, const Strategy& s, PlacementOrder order, double tokens,
+                                Phase phase) const;
+  // MoE dispatch or combine of DeepEP's normal (prefill) kernels; bytes = tokens × one copy.
+  double ep_normal_alltoall_us(const Strategy& s, PlacementOrder order, double bytes) const;
   // One micro-batch through the slowest pipeline stage (kernels + per-layer communication).
   TimeBreakdown stage_time(const Strategy& s, PlacementOrder order, const Workload& w,
                            bool draft) const;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan/moe_traffic.hpp"
 #include "plan/planner_impl.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
@@ -14,6 +15,7 @@ namespace {
 
 enum KernelSet { kDense = 0, kMoe = 1, kHeadFirst = 2, kHeadLast = 3, kDraft = 4 };
 constexpr int kOpAllToAll = 100;  // cache key of the MoE dispatch/combine (not a CollOp group op)
+constexpr int kOpAllToAllNormal = 101;  // the same with DeepEP normal-mode deduplication
 
 const GpuSpec& first_gpu(const Router& r, int gpus) {
   const Topology& t = r.topology();
@@ -84,6 +86,27 @@ TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload
   return b;
 }
 
+double Planner::Impl::ep_normal_alltoall_us(const Strategy& s, PlacementOrder order,
+                                            double bytes) const {
+  if (bytes <= 0) return 0;
+  CommKey key{kOpAllToAllNormal,       s.tp, s.pp, s.dp, s.ep, s.attention_dp,
+              static_cast<int>(order), bytes};
+  auto it = comm_cache.find(key);
+  if (it != comm_cache.end()) return it->second;
+  const Placement& pl = placer.place(s, order);
+  double us = 0;
+  for (const auto& g : pl.ep_groups) {
+    if (g.size() < 2) continue;
+    // `bytes` = tokens × one copy's bytes; the matrix is linear in it, so one token of `bytes`.
+    TrafficMatrix tm = deepep_normal_matrix(router->topology(), g, 1.0, bytes,
+                                            model.moe.num_experts, model.moe.top_k);
+    us = comm.all_to_all(g, tm).time_us;
+    break;  // EP groups are alike on a symmetric placement (as in collective_us)
+  }
+  comm_cache.emplace(key, us);
+  return us;
+}
+
 double Planner::Impl::collective_us(CollOp op, const Strategy& s, PlacementOrder order,
                                     double bytes) const {
   if (bytes <= 0) return 0;
@@ -116,7 +139,7 @@ double Planner::Impl::collective_us(CollOp op, const Strategy& s, PlacementOrder
 }
 
 TimeBreakdown Planner::Impl::layer_comm_time(LayerType t, const Strategy& s, PlacementOrder order,
-                                             double tokens) const {
+                                             double tokens, Phase phase) const {
   LayerTraffic tr = layer_traffic(model, t, s, tokens);
   TimeBreakdown b;
   b.tp_allreduce_us =
@@ -126,6 +149,15 @@ TimeBreakdown Planner::Impl::layer_comm_time(LayerType t, const Strategy& s, Pla
   if (tr.ep_dispatch_bytes_per_rank > 0) {
     LayerComm c = layer_comm(model, t);
     double per_rank = tokens / s.tp;  // tokens of one attention-DP rank
+    if (phase == Phase::Prefill) {
+      // DeepEP normal kernels (prefill): one copy per destination rank / node (moe_traffic.hpp).
+      double k = model.moe.top_k;
+      b.ep_alltoall_us =
+          ep_normal_alltoall_us(s, order, per_rank * c.moe_dispatch_bytes_per_token / k) +
+          ep_normal_alltoall_us(s, order, per_rank * c.moe_combine_bytes_per_token / k);
+      return b;
+    }
+    // Low-latency kernels (decode): one RDMA copy per (token, expert) pair.
     b.ep_alltoall_us =
         collective_us(CollOp::AllToAll, s, order, per_rank * c.moe_dispatch_bytes_per_token) +
         collective_us(CollOp::AllToAll, s, order, per_rank * c.moe_combine_bytes_per_token);
@@ -142,10 +174,10 @@ double Planner::Impl::pp_send_us(const Strategy& s, PlacementOrder order, double
 TimeBreakdown Planner::Impl::stage_time(const Strategy& s, PlacementOrder order, const Workload& w,
                                         bool draft) const {
   TimeBreakdown dense = kernels(kDense, s, w), moe;
-  dense += layer_comm_time(LayerType::Dense, s, order, w.tokens());
+  dense += layer_comm_time(LayerType::Dense, s, order, w.tokens(), w.phase);
   if (model.is_moe()) {
     moe = kernels(kMoe, s, w);
-    moe += layer_comm_time(LayerType::Moe, s, order, w.tokens());
+    moe += layer_comm_time(LayerType::Moe, s, order, w.tokens(), w.phase);
   }
   TimeBreakdown worst;
   double worst_us = -1;
@@ -170,7 +202,7 @@ TimeBreakdown Planner::Impl::stage_time(const Strategy& s, PlacementOrder order,
         d.new_tokens = 1;
         TimeBreakdown one = kernels(kDraft, s, d);
         one += layer_comm_time(model.is_moe() ? LayerType::Moe : LayerType::Dense, s, order,
-                               d.tokens());
+                               d.tokens(), d.phase);
         t += one.scaled(req.mtp_draft);
       }
     }
