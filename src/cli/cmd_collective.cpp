@@ -159,7 +159,7 @@ void add_collective_command(CLI::App& app, Action& action) {
       ->required();
   add_cluster_flags(*sub, args->topo);
   sub->add_option("--gpus", args->gpus, "use the first N GPUs (default: all)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   sub->add_option("--ranks", args->ranks,
                   "GPUs in rank order: indices, ranges or device ids, e.g. 0-3 or n0/gpu0,n1/gpu0");
   sub->add_option("--size", args->size, "message size, e.g. 512MiB, 8G, 1e6 (nccl-tests sizes)");

@@ -63,10 +63,10 @@ void add_model_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   show->add_option("--prompt", args->prompt, "prefill prompt length")->capture_default_str();
   show->add_option("--tp", args->tp, "tensor parallel degree")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_count())
       ->capture_default_str();
   show->add_option("--ep", args->ep, "expert parallel degree")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_count())
       ->capture_default_str();
   show->callback([&action, args] { action = [args] { return run_show(*args); }; });
 

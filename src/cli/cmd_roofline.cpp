@@ -55,7 +55,7 @@ void add_model_roofline_subcommand(CLI::App& model, Action& action) {
   sub->add_option("--context", args->context, "tokens already in each sequence's KV cache")
       ->capture_default_str();
   sub->add_option("--tp", args->tp, "tensor parallel degree (the estimate is for one GPU's shard)")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_count())
       ->capture_default_str();
   sub->add_option("--mem-bw", args->mem_bw,
                   "override the memory bandwidth, e.g. 64GB/s for a CPU host (curve shapes kept)");

@@ -92,7 +92,7 @@ void add_topo_command(CLI::App& app, Action& action) {
   paths
       ->add_option("--gpus", args->gpus,
                    "show only the first N GPUs (default: all up to 72, else 16)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   CLI::App* validate =
       add_sub(*topo, "validate", "print every problem of a topology (exit 2 if any)", args,
               run_validate, action);

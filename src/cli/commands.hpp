@@ -5,10 +5,29 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 
 namespace topoplan::cli {
 
 using Action = std::function<int()>;
+
+// Counts (--nodes, --gpus, --tp, ...): a whole number >= 1. Replaces CLI::PositiveNumber, whose
+// message spells out the range up to DBL_MAX ("Value 0 not in range 0.000000 to 1797...").
+inline CLI::Validator positive_count() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long value = 0;
+        try {
+          value = std::stol(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == text.size() && value >= 1) return "";
+        return "must be a whole number >= 1, got '" + text + "'";
+      },
+      "POSITIVE");
+}
 
 void add_topo_command(CLI::App& app, Action& action);
 void add_collective_command(CLI::App& app, Action& action);

@@ -1,12 +1,13 @@
 #include "cli/topology_options.hpp"
 
+#include "cli/commands.hpp"
 #include "topoplan/error.hpp"
 
 namespace topoplan::cli {
 
 void add_cluster_flags(CLI::App& cmd, TopologyOptions& o) {
   cmd.add_option("--nodes", o.cluster.nodes, "servers in the cluster (default 1: the server alone)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count());
   cmd.add_option("--fabric", o.cluster.fabric, "network between servers: rail-optimized | fat-tree")
       ->default_str("rail-optimized");
   cmd.add_option("--fabric-link", o.cluster.link,

@@ -40,3 +40,9 @@ foreach(cmd "model show" "plan --topology hgx-h100-8 --model")
   topoplan_cli_test(${id}_model_bad_field ARGS ${cmd_args} ${cli_data}/model_bad_hidden.json EXIT 2
                     EXPECT_STDERR "model_bad_hidden.json: /hidden_size: expected an integer")
 endforeach()
+
+# Counts are whole numbers >= 1, with a short message (not CLI11's range up to DBL_MAX).
+topoplan_cli_test(count_zero ARGS topo show hgx-h100-8 --nodes 0 EXIT 2
+                  EXPECT_STDERR "--nodes: must be a whole number >= 1, got '0'")
+topoplan_cli_test(count_fraction ARGS model show llama-3-8b --tp 1.5 EXIT 2
+                  EXPECT_STDERR "--tp: must be a whole number >= 1, got '1.5'")
