@@ -26,7 +26,12 @@ std::string arch_name(const ModelSpec& m) {
 
 std::string format_name(const WeightFormat& f) {
   std::string s(to_string(f.dtype));
-  if (f.scale_block_elems > 0) s += "+" + std::string(to_string(f.scale_dtype)) + " scales";
+  if (f.scale_block_elems > 0) {
+    // Appended piecewise: `"+" + std::string(...)` trips GCC 12's -O3 -Wrestrict false positive.
+    s += '+';
+    s += to_string(f.scale_dtype);
+    s += " scales";
+  }
   return s;
 }
 
