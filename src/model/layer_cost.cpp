@@ -13,6 +13,21 @@ namespace {
 using detail::elementwise;
 using detail::gemm;
 
+// Dynamic activation quantization before a GEMM whose math runs in FP8/INT8/FP4: a separate
+// kernel reads the bf16 input and writes it in the GEMM's format, plus one fp32 scale per
+// 128-element group when the weights are block-scaled (vLLM/SGLang `per_token_group_quant_fp8`
+// before `w8a8_block_fp8_matmul`/DeepGEMM; `scaled_fp8_quant` before `cutlass_scaled_mm`).
+// One per distinct input tensor: GEMMs sharing an input share its quantization.
+void add_quant(std::vector<KernelCost>& out, const ModelSpec& m, const WeightFormat& f,
+               const std::string& name, double rows, double cols) {
+  Dtype math = detail::math_dtype(m, f);
+  if (math == m.dtypes.activations || rows <= 0) return;
+  KernelCost c = elementwise(m, name, rows, cols, 1, 0);  // read the bf16 input once
+  c.bytes += rows * cols * element_bytes(math);           // write the quantized copy
+  if (f.scale_block_elems > 0) c.bytes += rows * cols / 128 * element_bytes(Dtype::FP32);
+  out.push_back(c);
+}
+
 // Query-side and per-token quantities of attention on one GPU.
 struct AttnLocal {
   double tokens, batch;  // query tokens and sequences on this GPU
@@ -51,10 +66,12 @@ void add_mha(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w
   double kv_heads = s.attention_dp ? m.kv_heads : std::ceil(double(m.kv_heads) / s.tp);
   double d = m.head_dim;
   WeightFormat f = m.dtypes.format(Part::Attention);
+  add_quant(out, m, f, "qkv_quant", a.tokens, m.hidden);
   out.push_back(gemm(m, "qkv_proj", a.tokens, (a.heads + 2 * kv_heads) * d, m.hidden, f));
   double kv_tok = 2 * kv_heads * d * element_bytes(m.dtypes.kv_cache);
   double new_kv = a.tokens * 2 * kv_heads * d * element_bytes(m.dtypes.activations);
   out.push_back(attention_kernel(m, w, a, d, d, kv_tok, new_kv));
+  add_quant(out, m, f, "o_quant", a.tokens, a.heads * d);
   out.push_back(gemm(m, "o_proj", a.tokens, m.hidden, a.heads * d, f));
 }
 
@@ -67,9 +84,11 @@ void add_mla(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w
   const MlaSpec& x = m.mla;
   WeightFormat f = m.dtypes.format(Part::Attention);
   double qk = x.qk_nope_head_dim + x.qk_rope_head_dim, latent = x.kv_lora_rank + x.qk_rope_head_dim;
+  add_quant(out, m, f, "qkv_a_quant", a.tokens, m.hidden);  // q_a/q and kv_a share the input
   if (x.q_lora_rank > 0) {
     out.push_back(gemm(m, "q_a_proj", a.tokens, x.q_lora_rank, m.hidden, f));
     out.push_back(elementwise(m, "q_a_norm", a.tokens, x.q_lora_rank, 2, x.q_lora_rank));
+    add_quant(out, m, f, "q_b_quant", a.tokens, x.q_lora_rank);
     out.push_back(gemm(m, "q_b_proj", a.tokens, a.heads * qk, x.q_lora_rank, f));
   } else {
     out.push_back(gemm(m, "q_proj", a.tokens, a.heads * qk, m.hidden, f));
@@ -81,29 +100,35 @@ void add_mla(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w
   double kvb_n = a.heads * (x.qk_nope_head_dim + x.v_head_dim);
   if (w.phase == Phase::Prefill) {
     double keys = a.batch * (w.context + w.new_tokens);
+    add_quant(out, m, f, "kv_b_quant", keys, x.kv_lora_rank);
     out.push_back(gemm(m, "kv_b_proj", keys, kvb_n, x.kv_lora_rank, f));
     out.push_back(attention_kernel(m, w, a, qk, x.v_head_dim, kv_tok, keys * kvb_n * act));
   } else {
     out.push_back(gemm(m, "kv_b_proj", a.tokens, kvb_n, x.kv_lora_rank, f));
     out.push_back(attention_kernel(m, w, a, latent, x.kv_lora_rank, kv_tok, 0));
   }
+  add_quant(out, m, f, "o_quant", a.tokens, a.heads * x.v_head_dim);
   out.push_back(gemm(m, "o_proj", a.tokens, m.hidden, a.heads * x.v_head_dim, f));
 }
 
 // One MLP (dense or shared expert) on `tokens`, its intermediate split `split` ways.
+// `quant_input`: false when the input was already quantized for another GEMM.
 void add_mlp(std::vector<KernelCost>& out, const ModelSpec& m, const std::string& prefix,
-             double tokens, double inter, double split, Part part) {
+             double tokens, double inter, double split, Part part, bool quant_input = true) {
   WeightFormat f = m.dtypes.format(part);
   double il = inter / split;
   bool glu = m.mlp == MlpKind::SwiGlu;
+  if (quant_input) add_quant(out, m, f, prefix + "_in_quant", tokens, m.hidden);
   out.push_back(
       gemm(m, prefix + (glu ? "_up_gate" : "_up"), tokens, (glu ? 2 : 1) * il, m.hidden, f));
   out.push_back(elementwise(m, prefix + "_act", tokens, il, glu ? 3 : 2, 0));
+  add_quant(out, m, f, prefix + "_down_quant", tokens, il);
   out.push_back(gemm(m, prefix + "_down", tokens, m.hidden, il, f));
 }
 
 // Routed experts on one EP shard: T tokens × top_k assignments spread uniformly over E experts.
-void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, const Shard& s) {
+void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, const Shard& s,
+                 bool quant_input) {
   const MoeSpec& e = m.moe;
   double local = double(e.num_experts) / s.ep, etp = s.effective_expert_tp();
   double assigned = T * e.top_k * local / e.num_experts;
@@ -122,8 +147,10 @@ void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, con
     c->weight_bytes *= touched;
     c->bytes *= touched;
   }
+  if (quant_input) add_quant(out, m, f, "experts_in_quant", T, m.hidden);  // before routing
   out.push_back(up);
   out.push_back(elementwise(m, "experts_act", assigned, il, glu ? 3 : 2, 0));
+  add_quant(out, m, f, "experts_down_quant", assigned, il);
   out.push_back(down);
 }
 
@@ -157,11 +184,16 @@ std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Wor
   const MoeSpec& e = m.moe;
   out.push_back(
       gemm(m, "router", a.tokens, e.num_experts, m.hidden, m.dtypes.format(Part::Router)));
-  if (e.num_shared_experts > 0) {
+  bool shared = e.num_shared_experts > 0;
+  if (shared) {
     add_mlp(out, m, "shared", T, e.num_shared_experts * shared_intermediate(m), s.tp,
             Part::SharedExperts);
   }
-  add_experts(out, m, T, s);
+  // The routed experts read the hidden states the shared experts' quantization produced (when
+  // both run in the same format).
+  bool same = shared && detail::math_dtype(m, m.dtypes.format(Part::SharedExperts)) ==
+                            detail::math_dtype(m, m.dtypes.format(Part::RoutedExperts));
+  add_experts(out, m, T, s, !same);
   return out;
 }
 
