@@ -45,6 +45,9 @@ class InternalError : public Error {
   explicit InternalError(const std::string& what) : Error("internal error: " + what, 1) {}
 };
 
+// "line L, column C" of a 0-based byte offset into `text`, for messages about text files.
+std::string line_column_location(const std::string& text, std::size_t byte_offset);
+
 // The names among `known` closest to `name` by edit distance (at most `max`), best first.
 std::vector<std::string> closest_names(const std::string& name,
                                        const std::vector<std::string>& known, std::size_t max = 3);

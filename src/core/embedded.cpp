@@ -47,6 +47,10 @@ LoadedText load_file_or_builtin(const std::string& name_or_path, std::string_vie
   if (std::filesystem::is_regular_file(name_or_path, ec)) {
     return {read_text_file(name_or_path), name_or_path};
   }
+  // Something that looks like a path is never a built-in name: say the file is missing.
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               std::filesystem::path(name_or_path).extension() == ".json";
+  if (looks_like_path) throw InputError(name_or_path, "", "cannot open file (no such file)");
   std::string prefix(dir);
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
   std::vector<std::string> names;

@@ -58,6 +58,19 @@ UnknownNameError::UnknownNameError(const std::string& kind, const std::string& n
                                    const std::vector<std::string>& known)
     : InputError(suggestion_text(kind, name, known)) {}
 
+std::string line_column_location(const std::string& text, std::size_t byte_offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < byte_offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
 std::vector<std::string> closest_names(const std::string& name,
                                        const std::vector<std::string>& known, std::size_t max) {
   std::vector<std::pair<std::size_t, std::string>> scored;

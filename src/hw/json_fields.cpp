@@ -6,31 +6,16 @@
 
 namespace topoplan::detail {
 
-std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
-
 nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     // nlohmann reports the byte just past the error (1-based); point at the byte itself.
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    auto [line, column] = line_column(text, offset);
     std::string what = e.what();
     // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
     if (auto pos = what.find(": "); pos != std::string::npos) what = what.substr(pos + 2);
-    throw InputError(source, "line " + std::to_string(line) + ", column " + std::to_string(column),
-                     "malformed JSON: " + what);
+    throw InputError(source, line_column_location(text, offset), "malformed JSON: " + what);
   }
 }
 

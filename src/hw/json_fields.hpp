@@ -10,9 +10,6 @@ namespace topoplan::detail {
 // Parses `text`; a syntax error becomes InputError(source, "line L, column C", ...).
 nlohmann::json parse_json_text(const std::string& text, const std::string& source);
 
-// 1-based line and column of byte offset `offset` in `text`.
-std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset);
-
 // Escapes a key for use inside a JSON pointer (RFC 6901: ~ → ~0, / → ~1).
 std::string pointer_token(const std::string& key);
 

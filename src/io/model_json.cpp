@@ -198,8 +198,11 @@ ModelSpec parse_model_json(const std::string& text, const std::string& source) {
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError(source, "byte " + std::to_string(e.byte),
-                     "invalid JSON: " + std::string(e.what()));
+    // nlohmann reports the byte just past the error (1-based); point at the byte itself.
+    std::string what = e.what();
+    if (auto pos = what.find(": "); pos != std::string::npos) what = what.substr(pos + 2);
+    throw InputError(source, line_column_location(text, e.byte > 0 ? e.byte - 1 : 0),
+                     "malformed JSON: " + what);
   }
   if (!j.is_object()) throw InputError(source, "", "expected a JSON object");
   ModelSpec m = io::is_hf_config(j) ? io::parse_hf_config(j, source) : parse_native(j, source);

@@ -46,3 +46,11 @@ topoplan_cli_test(count_zero ARGS topo show hgx-h100-8 --nodes 0 EXIT 2
                   EXPECT_STDERR "--nodes: must be a whole number >= 1, got '0'")
 topoplan_cli_test(count_fraction ARGS model show llama-3-8b --tp 1.5 EXIT 2
                   EXPECT_STDERR "--tp: must be a whole number >= 1, got '1.5'")
+# A path that does not exist is reported as a missing file, not as an unknown built-in name.
+topoplan_cli_test(model_missing_file ARGS model show no/such/model.json EXIT 2
+                  EXPECT_STDERR "no/such/model.json: cannot open file")
+topoplan_cli_test(topo_missing_file ARGS topo show missing-topology.json EXIT 2
+                  EXPECT_STDERR "missing-topology.json: cannot open file")
+# Model JSON syntax errors name the line and column, like topology files.
+topoplan_cli_test(model_truncated_json ARGS model show ${CMAKE_CURRENT_SOURCE_DIR}/data/model_truncated.json
+                  EXIT 2 EXPECT_STDERR "model_truncated.json: line 4, column 1: malformed JSON")

@@ -25,3 +25,10 @@ TEST_CASE("closest_names ignores far names") {
   REQUIRE(!c.empty());
   CHECK(c[0] == "deepseek-r1");
 }
+
+TEST_CASE("line_column_location counts lines and columns from 1") {
+  // "ab\ncd": offset 0 = 'a' (1,1); offset 3 = 'c' (2,1); offset 4 = 'd' (2,2).
+  CHECK(line_column_location("ab\ncd", 0) == "line 1, column 1");
+  CHECK(line_column_location("ab\ncd", 3) == "line 2, column 1");
+  CHECK(line_column_location("ab\ncd", 4) == "line 2, column 2");
+}
