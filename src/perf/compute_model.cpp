@@ -12,6 +12,42 @@ bool fp8_class(Dtype d) {
   return d == Dtype::FP8 || d == Dtype::INT8 || d == Dtype::FP4;
 }
 
+// STREAM copy / triad / dot (TB/s) of one lab on several GPUs, Azure/AI-benchmarking-guide
+// (reference/calibration-points.md). GPUs reach different fractions of their datasheet HBM
+// bandwidth (HBM2e A100 ≈ 84%, HBM3 H100 ≈ 90%, HBM3e H200 ≈ 87% on average), which scaling
+// the H200's curves by datasheet peaks alone would miss. One lab on both sides cancels its bias.
+struct Stream {
+  const char* gpu;
+  double copy_TBps, triad_TBps, dot_TBps;
+};
+constexpr Stream kStream[] = {
+    {"A100-SXM-80GB", 1.61, 1.70, 1.75},
+    {"H100-SXM", 2.90, 2.97, 3.18},
+    {"H200-SXM", 4.01, 4.15, 4.48},
+};
+
+const Stream* stream_of(const std::string& gpu) {
+  for (const Stream& s : kStream)
+    if (gpu == s.gpu) return &s;
+  return nullptr;
+}
+
+// Mean over the three STREAM kernels of (fraction of peak on `gpu`) ÷ (fraction on the GPU the
+// calibration was measured on); 1 when either was not measured.
+double stream_ratio(const GpuSpec& gpu, const Calibration& cal) {
+  const Stream* a = stream_of(gpu.name);
+  const Stream* b = stream_of(cal.gpu);
+  if (!a || !b || !(gpu.hbm_GBps > 0) || !(cal.ref_hbm_GBps > 0)) return 1.0;
+  const double pa = gpu.hbm_GBps * 1e-3, pb = cal.ref_hbm_GBps * 1e-3;
+  return (a->copy_TBps / pa / (b->copy_TBps / pb) + a->triad_TBps / pa / (b->triad_TBps / pb) +
+          a->dot_TBps / pa / (b->dot_TBps / pb)) /
+         3;
+}
+
+void scale_curve(LogCurve& c, double r) {
+  for (double& y : c.y) y = std::min(1.0, y * r);
+}
+
 }  // namespace
 
 ComputeModel ComputeModel::from_calibration(const GpuSpec& gpu, const Calibration& cal,
@@ -31,7 +67,13 @@ ComputeModel ComputeModel::from_calibration(const GpuSpec& gpu, const Calibratio
 ComputeModel ComputeModel::for_gpu(const GpuSpec& gpu) {
   if (const Calibration* own = builtin_calibration(gpu.name))
     return from_calibration(gpu, *own, true);
-  return from_calibration(gpu, reference_calibration(), false);
+  // Another GPU: the reference GPU's curves, their HBM fractions scaled by the two GPUs' STREAM
+  // fractions where both were measured (A100-80GB × 0.943, H100 × 1.026 against the H200).
+  Calibration cal = reference_calibration();
+  const double r = stream_ratio(gpu, cal);
+  for (LogCurve* c : {&cal.hbm_stream, &cal.hbm_gemm, &cal.hbm_gemm_fp8, &cal.hbm_attention})
+    scale_curve(*c, r);
+  return from_calibration(gpu, cal, false);
 }
 
 ComputeModel ComputeModel::with_memory_bandwidth(double GBps) const {

@@ -167,3 +167,25 @@ TEST_CASE("other GPUs: the H200 curve shape scaled by datasheet peaks") {
   CHECK(!h20.measured());
   CHECK(h20.provenance().find("scaled") != std::string::npos);
 }
+
+TEST_CASE("other GPUs: HBM fractions scaled by their STREAM fraction relative to the H200") {
+  // Azure/AI-benchmarking-guide STREAM copy/triad/dot, TB/s: A100-80GB 1.61/1.70/1.75 of 2.039,
+  // H100 2.90/2.97/3.18 of 3.35, H200 4.01/4.15/4.48 of 4.8. Ratios of fractions:
+  // A100 (0.94515 + 0.96432 + 0.91959)/3 = 0.94302; H100 (1.03617 + 1.02549 + 1.01695)/3 = 1.02620.
+  const ComputeModel h200 = ComputeModel::for_gpu(Catalog::builtin().gpu("H200-SXM"));
+  const ComputeModel a100 = ComputeModel::for_gpu(Catalog::builtin().gpu("A100-SXM-80GB"));
+  const ComputeModel h100 = ComputeModel::for_gpu(Catalog::builtin().gpu("H100-SXM"));
+  const double b = 64e6;  // bytes on the H200; same ideal time on the others
+  const double f200 = h200.achieved_hbm_GBps(b, KernelKind::Gemm) / 4800;
+  CHECK(a100.achieved_hbm_GBps(b * 2039 / 4800, KernelKind::Gemm) / 2039 ==
+        doctest::Approx(f200 * 0.94302).epsilon(1e-4));
+  CHECK(h100.achieved_hbm_GBps(b * 3350 / 4800, KernelKind::Elementwise) / 3350 ==
+        doctest::Approx(h200.achieved_hbm_GBps(b, KernelKind::Elementwise) / 4800 * 1.02620)
+            .epsilon(1e-4));
+  // Compute is not scaled: the same as the unscaled reference curves on the A100's peaks.
+  const ComputeModel plain = ComputeModel::from_calibration(Catalog::builtin().gpu("A100-SXM-80GB"),
+                                                            reference_calibration(), false);
+  CHECK(a100.achieved_TFLOPS(Dtype::BF16, 4096, 4096, 4096) ==
+        plain.achieved_TFLOPS(Dtype::BF16, 4096, 4096, 4096));
+  CHECK(a100.achieved_hbm_GBps(b, KernelKind::Gemm) < plain.achieved_hbm_GBps(b, KernelKind::Gemm));
+}
