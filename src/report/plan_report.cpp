@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "report/json_number.hpp"
 #include "report/table.hpp"
 
 namespace topoplan::report {
@@ -101,6 +102,16 @@ ordered_json request_json(const PlanOutput& o) {
   return j;
 }
 
+// Rounds every floating-point value of the tree (json_number), so goldens are stable across
+// optimisation levels; integers and strings are left alone.
+void round_numbers(ordered_json& j) {
+  if (j.is_number_float()) {
+    j = json_number(j.get<double>());
+  } else if (j.is_structured()) {
+    for (auto& child : j) round_numbers(child);
+  }
+}
+
 }  // namespace
 
 void print_plan_json(std::ostream& os, const PlanOutput& out) {
@@ -126,6 +137,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
                           {"ttft_ms", b.ttft_ms},
                           {"tokens_per_s_per_gpu", b.tokens_per_s_per_gpu}};
   }
+  round_numbers(j);
   os << j.dump(2) << "\n";
 }
 

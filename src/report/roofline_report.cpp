@@ -4,18 +4,12 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "report/json_number.hpp"
 #include "report/table.hpp"
 #include "topoplan/units.hpp"
 
 namespace topoplan::report {
 namespace {
-
-// 6 significant digits: stable golden files across compilers, far below the model's accuracy.
-double r6(double x) {
-  if (x == 0 || !std::isfinite(x)) return x;
-  const double scale = std::pow(10.0, 5 - std::floor(std::log10(std::fabs(x))));
-  return std::round(x * scale) / scale;
-}
 
 std::string ms(double us) {
   return fmt("%.2f ms", us / 1e3);
@@ -28,7 +22,7 @@ void print_json(std::ostream& os, const RooflineContext& c, const RooflineResult
   nlohmann::ordered_json j;
   j["model"] = c.model;
   j["gpu"] = c.gpu;
-  j["peak_hbm_GBps"] = r6(c.peak_hbm_GBps);
+  j["peak_hbm_GBps"] = json_number(c.peak_hbm_GBps);
   j["bandwidth_override"] = c.bandwidth_override;
   j["curves_measured_on_this_gpu"] = c.curves_measured;
   j["provenance"] = c.provenance;
@@ -36,34 +30,37 @@ void print_json(std::ostream& os, const RooflineContext& c, const RooflineResult
                    {"batch", c.workload.batch},
                    {"context", c.workload.context},
                    {"tp", c.shard.tp}};
-  j["naive_us"] = r6(r.naive_us);
-  j["refined_us"] = r6(r.refined_us);
-  j["refined_per_token_us"] = r6(r.refined_us / c.workload.batch);
-  j["active_weight_bytes"] = r6(r.active_weight_bytes);
-  j["memory"] = {{"weight_bytes_per_gpu", r6(r.weight_bytes_per_gpu)},
-                 {"kv_cache_bytes_per_gpu", r6(r.kv_cache_bytes_per_gpu)},
-                 {"capacity_bytes", r6(r.memory_bytes)},
+  j["naive_us"] = json_number(r.naive_us);
+  j["refined_us"] = json_number(r.refined_us);
+  j["refined_per_token_us"] = json_number(r.refined_us / c.workload.batch);
+  j["active_weight_bytes"] = json_number(r.active_weight_bytes);
+  j["memory"] = {{"weight_bytes_per_gpu", json_number(r.weight_bytes_per_gpu)},
+                 {"kv_cache_bytes_per_gpu", json_number(r.kv_cache_bytes_per_gpu)},
+                 {"capacity_bytes", json_number(r.memory_bytes)},
                  {"fits", r.fits}};
   j["step"] = {{"kernels", r.kernels_per_step},
-               {"flops", r6(r.flops)},
-               {"bytes", r6(r.bytes)},
-               {"weight_bytes", r6(r.weight_bytes_read)},
-               {"kv_bytes", r6(r.kv_bytes_read)}};
-  j["gap_us"] = {{"weights", r6(r.gap.weights_us)},         {"kv_cache", r6(r.gap.kv_us)},
-                 {"activations", r6(r.gap.activations_us)}, {"efficiency", r6(r.gap.efficiency_us)},
-                 {"compute", r6(r.gap.compute_us)},         {"floors", r6(r.gap.floors_us)}};
+               {"flops", json_number(r.flops)},
+               {"bytes", json_number(r.bytes)},
+               {"weight_bytes", json_number(r.weight_bytes_read)},
+               {"kv_bytes", json_number(r.kv_bytes_read)}};
+  j["gap_us"] = {{"weights", json_number(r.gap.weights_us)},
+                 {"kv_cache", json_number(r.gap.kv_us)},
+                 {"activations", json_number(r.gap.activations_us)},
+                 {"efficiency", json_number(r.gap.efficiency_us)},
+                 {"compute", json_number(r.gap.compute_us)},
+                 {"floors", json_number(r.gap.floors_us)}};
   auto& ks = j["kernels"] = nlohmann::ordered_json::array();
   for (const KernelGroup& g : r.groups) {
     ks.push_back({{"name", g.name},
                   {"kind", std::string(to_string(g.kind))},
                   {"count", g.count},
-                  {"flops", r6(g.flops)},
-                  {"bytes", r6(g.bytes)},
-                  {"time_us", r6(g.time_us)},
-                  {"ideal_us", r6(g.ideal_us)},
-                  {"memory_us", r6(g.memory_us)},
-                  {"compute_us", r6(g.compute_us)},
-                  {"floor_us", r6(g.floor_us)},
+                  {"flops", json_number(g.flops)},
+                  {"bytes", json_number(g.bytes)},
+                  {"time_us", json_number(g.time_us)},
+                  {"ideal_us", json_number(g.ideal_us)},
+                  {"memory_us", json_number(g.memory_us)},
+                  {"compute_us", json_number(g.compute_us)},
+                  {"floor_us", json_number(g.floor_us)},
                   {"bound", std::string(to_string(g.bound))}});
   }
   os << j.dump(2) << "\n";
