@@ -62,7 +62,10 @@ struct Calibration {
   double ref_hbm_GBps = 0;  // datasheet peaks the fractions are relative to
   double ref_bf16_TFLOPS = 0;
   double ref_fp8_TFLOPS = 0;
-  double floor_us = 0;     // per-kernel GPU-side floor (CUDA graph)
+  double floor_us = 0;  // per-kernel GPU-side floor (CUDA graph)
+  // Host-bound cost of one eager kernel launch (PyTorch op + cudaLaunchKernel, no CUDA graph):
+  // the GPU time per kernel when the host cannot run ahead. 0: not measured (use the reference).
+  double eager_launch_us = 0;
   LogCurve hbm_gemm;       // achieved/peak HBM of a bf16 GEMM/GEMV (weights + activations)
   LogCurve hbm_gemm_fp8;   // same for fp8 weights (empty: use hbm_gemm)
   LogCurve hbm_stream;     // achieved/peak HBM of a streaming kernel (copy, norm, embedding)
@@ -116,6 +119,8 @@ class ComputeModel {
   double peak_TFLOPS(Dtype dtype) const noexcept;
 
   double floor_us() const noexcept { return cal_.floor_us; }
+  // Eager launch cost (host-side, so GPUs without their own measurement take the reference's).
+  double eager_launch_us() const;
   double peak_hbm_GBps() const noexcept { return hbm_GBps_; }
   bool measured() const noexcept { return measured_; }  // curves measured on this GPU
   bool bandwidth_overridden() const noexcept { return bw_override_; }

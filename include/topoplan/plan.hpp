@@ -51,7 +51,12 @@ struct PlanRequest {
   // the reserve (CUDA context, CUDA graphs, allocator fragmentation).
   double mem_util = 0.9;
   double prefill_chunk = 8192;  // tokens per prefill chunk (SGLang chunked_prefill_size 8192)
-  int top = 5;                  // plans the report prints in full
+  // Decode steps replay CUDA graphs (SGLang/vLLM default). false: every decode kernel is
+  // launched eagerly and lasts at least the measured eager launch cost (--cuda-graphs off, e.g.
+  // --disable-cuda-graph / --enforce-eager). Prefill is always eager: the engines capture
+  // graphs for decode batch sizes only.
+  bool cuda_graphs = true;
+  int top = 5;  // plans the report prints in full
 
   double decode_context() const { return context > 0 ? context : prompt + output / 2; }
   double max_sequence() const;  // KV tokens one sequence may need: max(prompt + output, context)
@@ -78,11 +83,14 @@ struct MemoryPerGpu {
 // One step's critical path in µs; the terms sum to total_us. Kernel time is split into its
 // floor, its compute term (when compute-bound) or its memory term divided by bytes kind.
 struct TimeBreakdown {
-  double weights_us = 0;       // memory-bound time reading weights
-  double kv_us = 0;            // memory-bound time reading/writing the KV cache
-  double activations_us = 0;   // memory-bound time on other bytes
-  double compute_us = 0;       // compute-bound kernels' tensor-core time
-  double floors_us = 0;        // per-kernel floors × launches
+  double weights_us = 0;      // memory-bound time reading weights
+  double kv_us = 0;           // memory-bound time reading/writing the KV cache
+  double activations_us = 0;  // memory-bound time on other bytes
+  double compute_us = 0;      // compute-bound kernels' tensor-core time
+  double floors_us = 0;       // per-kernel floors × launches
+  // Eager launches: Σ max(0, eager launch cost − kernel time) over kernels shorter than a launch
+  // (the GPU waits for the host); 0 for decode under CUDA graphs.
+  double launch_overhead_us = 0;
   double tp_allreduce_us = 0;  // TP all-reduces (and the logits all-gather)
   double dp_gather_us = 0;     // attention-DP all-gather + reduce-scatter around TP MLP/MoE
   double ep_alltoall_us = 0;   // MoE dispatch + combine
@@ -92,7 +100,7 @@ struct TimeBreakdown {
   TimeBreakdown& operator+=(const TimeBreakdown& o);
   TimeBreakdown scaled(double f) const;
 };
-// (name, value) pairs in the fixed order above ("weights", "kv", ...).
+// (name, value) pairs in the fixed order above ("weights", "kv", ..., "launch_overhead", ...).
 std::vector<std::pair<std::string, double>> terms(const TimeBreakdown& b);
 
 // Collective bytes of one layer for one replica step of `tokens` tokens (the volumes the

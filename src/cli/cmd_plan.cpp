@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
 #include "report/plan_report.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 #include "topoplan/plan.hpp"
 
@@ -16,7 +17,7 @@ namespace {
 struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
-  std::string mode = "serve", placement = "tp-pp-dp", max_tp_class;
+  std::string mode = "serve", placement = "tp-pp-dp", max_tp_class, cuda_graphs = "on";
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
@@ -35,6 +36,9 @@ int run_plan(PlanArgs& a) {
   a.req.dp = a.dp;
   a.req.ep = a.ep;
   a.req.attention_dp = a.attention_dp;
+  if (a.cuda_graphs != "on" && a.cuda_graphs != "off")
+    throw InputError("--cuda-graphs", "", "expected 'on' or 'off', got '" + a.cuda_graphs + "'");
+  a.req.cuda_graphs = a.cuda_graphs == "on";
   PlanOutput out = plan(m, router, a.req);
   if (a.json)
     report::print_plan_json(std::cout, out);
@@ -59,6 +63,9 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a) {
   sub.add_option("--mem-util", r.mem_util, "HBM fraction the engine may use (vLLM default)")
       ->capture_default_str();
   sub.add_option("--prefill-chunk", r.prefill_chunk, "tokens per prefill chunk")
+      ->capture_default_str();
+  sub.add_option("--cuda-graphs", a.cuda_graphs,
+                 "on: decode replays CUDA graphs; off: eager launches (prefill is always eager)")
       ->capture_default_str();
 }
 

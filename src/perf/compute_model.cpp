@@ -160,6 +160,10 @@ KernelTiming ComputeModel::explain(const KernelCost& k) const noexcept {
   return t;
 }
 
+double ComputeModel::eager_launch_us() const {
+  return cal_.eager_launch_us > 0 ? cal_.eager_launch_us : reference_calibration().eager_launch_us;
+}
+
 double ComputeModel::kernel_time_us(const KernelCost& k) const noexcept {
   return explain(k).time_us;
 }

@@ -77,8 +77,8 @@ void PlanRequest::validate(const ModelSpec& m) const {
 }
 
 double TimeBreakdown::total_us() const {
-  return weights_us + kv_us + activations_us + compute_us + floors_us + tp_allreduce_us +
-         dp_gather_us + ep_alltoall_us + pp_sendrecv_us + bubble_us;
+  return weights_us + kv_us + activations_us + compute_us + floors_us + launch_overhead_us +
+         tp_allreduce_us + dp_gather_us + ep_alltoall_us + pp_sendrecv_us + bubble_us;
 }
 
 TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
@@ -87,6 +87,7 @@ TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
   activations_us += o.activations_us;
   compute_us += o.compute_us;
   floors_us += o.floors_us;
+  launch_overhead_us += o.launch_overhead_us;
   tp_allreduce_us += o.tp_allreduce_us;
   dp_gather_us += o.dp_gather_us;
   ep_alltoall_us += o.ep_alltoall_us;
@@ -102,6 +103,7 @@ TimeBreakdown TimeBreakdown::scaled(double f) const {
   r.activations_us = activations_us * f;
   r.compute_us = compute_us * f;
   r.floors_us = floors_us * f;
+  r.launch_overhead_us = launch_overhead_us * f;
   r.tp_allreduce_us = tp_allreduce_us * f;
   r.dp_gather_us = dp_gather_us * f;
   r.ep_alltoall_us = ep_alltoall_us * f;
@@ -111,11 +113,17 @@ TimeBreakdown TimeBreakdown::scaled(double f) const {
 }
 
 std::vector<std::pair<std::string, double>> terms(const TimeBreakdown& b) {
-  return {{"weights", b.weights_us},         {"kv", b.kv_us},
-          {"activations", b.activations_us}, {"compute", b.compute_us},
-          {"floors", b.floors_us},           {"tp_allreduce", b.tp_allreduce_us},
-          {"dp_gather", b.dp_gather_us},     {"ep_alltoall", b.ep_alltoall_us},
-          {"pp_sendrecv", b.pp_sendrecv_us}, {"bubble", b.bubble_us}};
+  return {{"weights", b.weights_us},
+          {"kv", b.kv_us},
+          {"activations", b.activations_us},
+          {"compute", b.compute_us},
+          {"floors", b.floors_us},
+          {"launch_overhead", b.launch_overhead_us},
+          {"tp_allreduce", b.tp_allreduce_us},
+          {"dp_gather", b.dp_gather_us},
+          {"ep_alltoall", b.ep_alltoall_us},
+          {"pp_sendrecv", b.pp_sendrecv_us},
+          {"bubble", b.bubble_us}};
 }
 
 std::string to_string(const Strategy& s) {

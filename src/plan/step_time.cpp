@@ -29,11 +29,13 @@ const GpuSpec& first_gpu(const Router& r, int gpus) {
 
 }  // namespace
 
-TimeBreakdown kernel_breakdown(const ComputeModel& cm, const std::vector<KernelCost>& kernels) {
+TimeBreakdown kernel_breakdown(const ComputeModel& cm, const std::vector<KernelCost>& kernels,
+                               double eager_launch_us) {
   TimeBreakdown b;
   for (const KernelCost& k : kernels) {
     KernelTiming t = cm.explain(k);
     b.floors_us += t.floor_us;
+    b.launch_overhead_us += std::max(0.0, eager_launch_us - t.time_us);
     double body = t.time_us - t.floor_us;
     if (t.compute_us > t.memory_us || k.bytes <= 0) {
       b.compute_us += body;
@@ -81,7 +83,9 @@ TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload
       ks.insert(ks.end(), head.begin(), head.end());
     }
   }
-  TimeBreakdown b = kernel_breakdown(cm, ks);
+  // Prefill runs eagerly in SGLang/vLLM (graphs are captured for decode batch sizes only).
+  bool eager = w.phase == Phase::Prefill || !req.cuda_graphs;
+  TimeBreakdown b = kernel_breakdown(cm, ks, eager ? cm.eager_launch_us() : 0);
   kernel_cache.emplace(key, b);
   return b;
 }

@@ -98,7 +98,8 @@ ordered_json request_json(const PlanOutput& o) {
                  {"mtp_draft", r.mtp_draft},
                  {"placement", to_string(r.order)},
                  {"mem_util", r.mem_util},
-                 {"prefill_chunk", r.prefill_chunk}};
+                 {"prefill_chunk", r.prefill_chunk},
+                 {"cuda_graphs", r.cuda_graphs}};
   return j;
 }
 

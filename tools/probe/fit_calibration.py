@@ -80,6 +80,7 @@ def main():
     P = a.hbm_GBps * 1e3  # bytes per µs
     peak = {"bf16": a.bf16_TFLOPS * 1e6, "fp8": a.fp8_TFLOPS * 1e6}  # flops per µs
     floor = statistics.median(p["median_us"] for p in pts if p["op"] == "floor_graph")
+    eager = statistics.median(p["median_us"] for p in pts if p["op"] == "floor_eager")
 
     def frac_mem(p):
         return (p["bytes"] / P) / max(p["median_us"] - floor, 1e-3)
@@ -157,6 +158,10 @@ def main():
                             "source": "datasheet peaks of topologies/catalog/gpus.json " + a.gpu},
         "floor_us": round(floor, 3),
         "floor_source": "median GPU time of a 1-element add inside a CUDA graph of 1000 launches",
+        "eager_launch_us": round(eager, 3),
+        "eager_launch_source": "floor_eager point of " + str(a.measurement_path or a.measurement)
+                               + ": median of 7 runs of 1000 eager PyTorch x.add_(1.0) launches "
+                               "(no CUDA graph), CUDA-event time / 1000; host-launch bound",
         "tile_m": TILE_M,
         "tile_m_source": "PTX ISA wgmma.mma_async m64nNk*: N = 8..256 in steps of 8; small-m GEMMs swap A/B so tokens map to N (CUTLASS, vLLM, TensorRT-LLM)",
     }
