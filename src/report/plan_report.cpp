@@ -167,6 +167,8 @@ void print_header(std::ostream& os, const PlanOutput& o) {
                      : (r.mode == PlanMode::Serve ? "searched" : std::string("1")));
   if (r.tpot_max_ms > 0) os << ", TPOT <= " << fmt("%g", r.tpot_max_ms) << " ms";
   if (r.ttft_max_ms > 0) os << ", TTFT <= " << fmt("%g", r.ttft_max_ms) << " ms";
+  // Default (graphs on) stays silent so the usual output is unchanged.
+  if (!r.cuda_graphs) os << ", CUDA graphs off (eager decode launches)";
   if (r.mtp_accept > 0)
     os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
   os << "\n"

@@ -14,3 +14,13 @@ topoplan_cli_test(plan_bad_mtp ARGS plan --mtp-accept 5 EXIT 2 EXPECT_STDERR "--
 topoplan_cli_test(plan_bad_tp_class ARGS plan --max-tp-class NVLINK EXIT 2 EXPECT_STDERR "NVL")
 topoplan_cli_test(plan_impossible_pins ARGS plan --tp 16 EXIT 2 EXPECT_STDERR "matches the pins")
 topoplan_cli_test(plan_bad_batch ARGS plan --batch 0.5 EXIT 2 EXPECT_STDERR "--batch")
+topoplan_cli_test(plan_cuda_graphs_off_json
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 8 --mode decode --json
+                       --cuda-graphs off
+                  EXPECT_STDOUT "\"cuda_graphs\": false")
+topoplan_cli_test(plan_cuda_graphs_off_table
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 8 --mode decode
+                       --cuda-graphs off
+                  EXPECT_STDOUT "CUDA graphs off.*launch_overhead")
+topoplan_cli_test(plan_bad_cuda_graphs ARGS plan --cuda-graphs yes EXIT 2
+                  EXPECT_STDERR "--cuda-graphs: expected 'on' or 'off'")

@@ -189,3 +189,28 @@ TEST_CASE("other GPUs: HBM fractions scaled by their STREAM fraction relative to
         plain.achieved_TFLOPS(Dtype::BF16, 4096, 4096, 4096));
   CHECK(a100.achieved_hbm_GBps(b, KernelKind::Gemm) < plain.achieved_hbm_GBps(b, KernelKind::Gemm));
 }
+
+TEST_CASE("eager launch cost: parsed, the reference's when absent, validated") {
+  // flat_calibration() has no eager_launch_us: the host-side cost of the H200 measurement
+  // (floor_eager probe point) applies, and an eager launch costs more than the graph floor.
+  const Calibration& ref = reference_calibration();
+  CHECK(ref.eager_launch_us > ref.floor_us);
+  const ComputeModel flat = ComputeModel::from_calibration(round_gpu(), flat_calibration(), true);
+  CHECK(flat_calibration().eager_launch_us == 0);
+  CHECK(flat.eager_launch_us() == ref.eager_launch_us);
+  const std::string body = R"({"gpu": "G", "source": "s", "floor_us": 2,
+    "reference_peaks": {"hbm_GBps": 1000, "bf16_TFLOPS": 100, "fp8_TFLOPS": 200},
+    "tc_bf16": {"flops": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_gemm": {"bytes": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_stream": {"bytes": [1, 2], "fraction": [0.5, 0.5]}, "eager_launch_us": )";
+  const Calibration own = parse_calibration(body + "7}", "cal.json");
+  CHECK(own.eager_launch_us == 7);
+  CHECK(ComputeModel::from_calibration(round_gpu(), own, true).eager_launch_us() == 7);
+  std::string msg;
+  try {
+    parse_calibration(body + "-1}", "cal.json");
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  CHECK(msg.find("/eager_launch_us") != std::string::npos);
+}

@@ -89,3 +89,24 @@ TEST_CASE("DeepSeek-R1 burst on 8xH200, SGLang TP8 (gpustack): optimistic, withi
   CHECK(total > 16097);
   CHECK(total < 2.2 * 16097);
 }
+
+TEST_CASE("DeepSeek-R1 batch 1, TP16 over 2x8 H100 (tt-inference-server #356): eager within 25%") {
+  // SGLang, concurrency 1, 128/128 tokens: TPOT 23.1 ms; the report gives no launch flags.
+  // With CUDA graphs the model is 3x optimistic (7.7 ms): it is checked below that this gap is
+  // what eager launches explain. Graphs off: 1,391 kernels per step mostly shorter than the
+  // 10.5 µs eager launch (h200-sxm.json eager_launch_us) → 18.5 ms, −20%. Tolerance 25%, the
+  // DeepSeek serving tolerance above; the residual is unmodelled host work (scheduler, sampler).
+  Machine two("hgx-h100-8", 2);
+  PlanRequest r;
+  r.mode = PlanMode::Decode;
+  r.prompt = 128;
+  r.output = 128;
+  r.cuda_graphs = false;
+  Strategy tp16 = strat(16);
+  ModelSpec m = load_model("deepseek-r1");
+  double eager = Planner(m, *two.router, r).evaluate(tp16, 1).tpot_ms;
+  r.cuda_graphs = true;
+  double graphs = Planner(m, *two.router, r).evaluate(tp16, 1).tpot_ms;
+  CHECK(eager == doctest::Approx(23.1).epsilon(0.25));
+  CHECK(graphs < 0.4 * 23.1);  // the known gap with graphs on (docs/planner.md, −67%)
+}
