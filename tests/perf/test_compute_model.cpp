@@ -3,25 +3,15 @@
 
 #include <cmath>
 
+#include "perf/round_gpu.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/perf.hpp"
 
 using namespace topoplan;
+using topoplan::test::round_gpu;
 
 namespace {
-
-// A GPU with round numbers: 1000 GB/s, 100 TFLOPS bf16, 200 fp8.
-GpuSpec round_gpu() {
-  GpuSpec g;
-  g.name = "ROUND";
-  g.hbm_GBps = 1000;
-  g.bf16_TFLOPS = 100;
-  g.fp16_TFLOPS = 100;
-  g.fp8_TFLOPS = 200;
-  g.memory_bytes = 80e9;
-  return g;
-}
 
 // A calibration with flat curves: every fraction 0.5, floor 2 µs, tile 64.
 Calibration flat_calibration() {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "perf/round_gpu.hpp"
 #include "plan/plan_test_util.hpp"
 #include "plan/planner_impl.hpp"
 #include "topoplan/perf.hpp"
@@ -16,13 +17,7 @@ namespace {
 
 // 1000 GB/s and 100 TFLOPS peaks, every curve at 0.5, floor 2 µs, eager launch 10 µs.
 ComputeModel flat_model() {
-  GpuSpec g;
-  g.name = "ROUND";
-  g.hbm_GBps = 1000;
-  g.bf16_TFLOPS = 100;
-  g.fp16_TFLOPS = 100;
-  g.fp8_TFLOPS = 200;
-  g.memory_bytes = 80e9;
+  GpuSpec g = test::round_gpu();
   const char* text = R"({"gpu": "ROUND", "source": "hand-made",
     "reference_peaks": {"hbm_GBps": 1000, "bf16_TFLOPS": 100, "fp8_TFLOPS": 200},
     "floor_us": 2, "eager_launch_us": 10, "tile_m": 64,
