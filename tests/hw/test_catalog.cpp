@@ -27,6 +27,11 @@ std::string error_of(const std::string& gpus, const std::string& links, const st
   }
   return "";
 }
+
+// `text` with the first `from` replaced by `to` (the length comes from `from`, never by hand).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  return text.replace(text.find(from), from.size(), to);
+}
 }  // namespace
 
 TEST_CASE("built-in GPUs carry the reference figures") {
@@ -105,19 +110,15 @@ TEST_CASE("Catalog::parse accepts a minimal catalog") {
 }
 
 TEST_CASE("Catalog::parse errors name the file and the JSON pointer") {
-  std::string bad_kind = kLinks;
-  bad_kind.replace(bad_kind.find("\"pcie\""), 6, "\"pci\"");
+  const std::string bad_kind = replaced(kLinks, "\"pcie\"", "\"pci\"");
   CHECK(error_of(kGpus, bad_kind, kNics)
             .find("cat/links.json: /links/1/kind: unknown link kind 'pci'") == 0);
-  std::string neg = kGpus;
-  neg.replace(neg.find("\"hbm_GBps\": 1"), 13, "\"hbm_GBps\": -1");
+  const std::string neg = replaced(kGpus, "\"hbm_GBps\": 1", "\"hbm_GBps\": -1");
   CHECK(error_of(neg, kLinks, kNics).find("cat/gpus.json: /gpus/0/hbm_GBps: must be > 0") == 0);
-  std::string dangling = kNics;
-  dangling.replace(dangling.find("ib-ndr400"), 9, "ib-ndr4000");
+  const std::string dangling = replaced(kNics, "ib-ndr400", "ib-ndr4000");
   CHECK(error_of(kGpus, kLinks, dangling)
             .find("cat/nics.json: /nics/0/port_link: unknown link type") == 0);
-  std::string missing = kGpus;
-  missing.replace(missing.find("\"source\": \"s\""), 13, "\"x\": 1");
+  const std::string missing = replaced(kGpus, "\"source\": \"s\"", "\"x\": 1");
   CHECK(error_of(missing, kLinks, kNics) == "cat/gpus.json: /gpus/0/source: missing field");
   CHECK(error_of(kGpus, "{\"links\": [", kNics).find("cat/links.json: line 1") == 0);
 }
