@@ -27,11 +27,12 @@ void add_kernels(RooflineResult& r, std::map<std::string, KernelGroup>& groups,
   g.kv_bytes += count * k.kv_bytes;
   g.time_us += count * t.time_us;
   g.floor_us += count * t.floor_us;
-  const double ideal = k.bytes / (cm.peak_hbm_GBps() * 1e3);
+  // What the naive bound charges for these bytes: the same formula, kernel by kernel.
+  const double ideal = naive_bound_us(k.bytes, cm.peak_hbm_GBps());
   g.ideal_us += count * ideal;
   g.compute_us += count * t.compute_us;
-  r.gap.floors_us += count * t.floor_us;
   g.memory_us += count * t.memory_us;
+  r.gap.floors_us += count * t.floor_us;
   // time − ideal = floor + (memory − ideal) + max(0, compute − memory), kernel by kernel.
   r.gap.efficiency_us += count * (t.memory_us - ideal);
   r.gap.compute_us += count * std::max(0.0, t.compute_us - t.memory_us);
