@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "plan/planner_impl.hpp"
+#include "topoplan/dtype.hpp"
 #include "topoplan/units.hpp"
 
 namespace topoplan {
@@ -57,7 +58,8 @@ MemoryPerGpu Planner::memory(const Strategy& s) const {
   ShardLayout layout{
       .shard = x.shard(s), .pp = s.pp, .load_mtp = x.req.mtp_accept > 0 && m.mtp_modules > 0};
   r.weights_bytes = weight_bytes_per_gpu(m, layout);
-  double logits = kSamplerSeqs * m.vocab / (s.attention_dp ? 1.0 : s.tp) * 4;
+  double logits =
+      kSamplerSeqs * m.vocab / (s.attention_dp ? 1.0 : s.tp) * element_bytes(Dtype::FP32);
   r.activations_bytes = workspace_bytes(m, s, x.req.prefill_chunk) + logits;
   // A ring communicator keeps a buffer per channel for each of its two ring neighbours (NVLS
   // buffers, allocated when NVLS is on, are not counted: docs/planner.md).
