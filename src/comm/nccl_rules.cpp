@@ -168,6 +168,7 @@ double protocol_algbw_GBps(Algorithm algo, Protocol proto, CollOp op, const Grou
       // Tree bus→alg ratio is ½ (§3.3 step 5); per-channel caps apply per NIC channel.
       if (proto == Protocol::LL) return std::min(alg / t.tree_ll_divisor, ll_max * 0.5);
       if (proto == Protocol::LL128) {
+        // ncclTopoTuneModel: × 7/9 on one node, × 120/128 across nodes (nccl-model.md §3.3 step 4).
         if (g.nodes == 1) return alg * 7.0 / 9.0;
         return std::min(alg * 120.0 / 128.0,
                         g.channels * t.per_ch_max_tree_ll128_GBps[g.arch][g.scale] * 0.5);
