@@ -10,13 +10,19 @@ using topoplan::test::strat;
 
 namespace {
 
-PlanResult pinned(const std::string& model, const Machine& m, int gpus, const Strategy& s,
-                  PlanMode mode, double batch, double prompt, double output) {
+// The request every case below starts from: a mode and the tokens in and out per request.
+PlanRequest request(PlanMode mode, double prompt, double output) {
   PlanRequest r;
   r.mode = mode;
-  r.gpus = gpus;
   r.prompt = prompt;
   r.output = output;
+  return r;
+}
+
+PlanResult pinned(const std::string& model, const Machine& m, int gpus, const Strategy& s,
+                  PlanMode mode, double batch, double prompt, double output) {
+  PlanRequest r = request(mode, prompt, output);
+  r.gpus = gpus;
   return Planner(load_model(model), *m.router, r).evaluate(s, batch);
 }
 
@@ -63,10 +69,7 @@ TEST_CASE("DeepSeek prefill with EP32 across 4 H100 servers (LMSYS 2025-05-05), 
   // kernels, DeepGEMM), 2,000-token inputs: 52.3k input tokens/s per node. Two-batch overlap
   // and EPLB load balancing, both used there, are not modelled (they pull in opposite ways).
   Machine four("hgx-h100-8", 4);
-  PlanRequest r;
-  r.mode = PlanMode::Prefill;
-  r.prompt = 2000;
-  r.output = 100;
+  PlanRequest r = request(PlanMode::Prefill, 2000, 100);
   r.prefill_chunk = 65536;  // 2,048 tokens per attention-DP rank per forward pass
   PlanResult p =
       Planner(load_model("deepseek-r1"), *four.router, r).evaluate(strat(32, 1, 1, 32, true), 512);
@@ -80,10 +83,7 @@ TEST_CASE("DeepSeek-R1 burst on 8xH200, SGLang TP8 (gpustack): optimistic, withi
   // that fits; total = output tokens/s × 4200 / 200. The model is ≈ 2× optimistic here
   // (docs/planner.md, "Reading the errors"); this pins that error band, not a fit.
   Machine h200("hgx-h200-8");
-  PlanRequest r;
-  r.mode = PlanMode::Serve;
-  r.prompt = 4000;
-  r.output = 200;
+  PlanRequest r = request(PlanMode::Serve, 4000, 200);
   PlanResult p = Planner(load_model("deepseek-r1"), *h200.router, r).evaluate(strat(8), 0);
   double total = p.tokens_per_s * 4200 / 200;
   CHECK(total > 16097);
@@ -97,10 +97,7 @@ TEST_CASE("DeepSeek-R1 batch 1, TP16 over 2x8 H100 (tt-inference-server #356): e
   // 10.5 µs eager launch (h200-sxm.json eager_launch_us) → 18.5 ms, −20%. Tolerance 25%, the
   // DeepSeek serving tolerance above; the residual is unmodelled host work (scheduler, sampler).
   Machine two("hgx-h100-8", 2);
-  PlanRequest r;
-  r.mode = PlanMode::Decode;
-  r.prompt = 128;
-  r.output = 128;
+  PlanRequest r = request(PlanMode::Decode, 128, 128);
   r.cuda_graphs = false;
   Strategy tp16 = strat(16);
   ModelSpec m = load_model("deepseek-r1");
