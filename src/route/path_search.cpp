@@ -33,11 +33,13 @@ PathClass hop_class(const Link& link, const Device& from, const Device& to) {
 
 namespace {
 
-// A state is (local device, mode): mode 0 = no GPU passed yet, 1 = one GPU passed (NCCL allows
-// one NVB/PXN relay), 2 = standing on a relay GPU that was entered by NVLink. Towards a NIC, a
-// GPU that reaches a (Grace) CPU over C2C makes that CPU's PCIe P2C instead of PHB (paths.cc):
-// mode 3 = after a PXN relay and its C2C (NCCL accepts a relay whose own NIC path is ≤ P2C with
-// NCCL_PXN_C2C=1, the default, so only PCIe may follow), 4 = after the source GPU's own C2C.
+// A state is (local device, mode): kFresh = no GPU passed yet, kRelayed = one GPU passed (NCCL
+// allows one NVB/PXN relay), kOnRelay = standing on a relay GPU that was entered by NVLink.
+// Towards a NIC, a GPU that reaches a (Grace) CPU over C2C makes that CPU's PCIe P2C instead of
+// PHB (paths.cc): kAfterPxnC2c = after a PXN relay and its C2C (NCCL accepts a relay whose own NIC
+// path is ≤ P2C with NCCL_PXN_C2C=1, the default, so only PCIe may follow), kAfterOwnC2c = after
+// the source GPU's own C2C.
+constexpr int kFresh = 0, kRelayed = 1, kOnRelay = 2, kAfterPxnC2c = 3, kAfterOwnC2c = 4;
 constexpr int kModes = 5;
 
 struct Step {
@@ -85,7 +87,9 @@ class Search {
     const std::size_t n = scope_.members ? scope_.members->size() : t_.device_count();
     return static_cast<int>(n) * kModes;
   }
-  bool is_target(int state) const { return state / kModes == local(dst_) && state % kModes != 2; }
+  bool is_target(int state) const {
+    return state / kModes == local(dst_) && state % kModes != kOnRelay;
+  }
 
   // Calls f(Step) for every move out of `state`.
   template <class F>
@@ -93,7 +97,7 @@ class Search {
     const int dev = device_at(state / kModes);
     const int mode = state % kModes;
     const Device& from = t_.device(dev);
-    const bool relay = mode == 2;
+    const bool relay = mode == kOnRelay;
     if (dev != src_) {
       if (from.type == DeviceType::Gpu && !relay) return;
       if ((from.type == DeviceType::Nic || from.type == DeviceType::NetSwitch) &&
@@ -108,7 +112,7 @@ class Search {
       if (lv < 0) continue;
       const Device& to = t_.device(a.device);
       PathClass cls = hop_class(l, from, to);
-      int next_mode = relay ? 1 : mode;
+      int next_mode = relay ? kRelayed : mode;
       const bool c2c_to_cpu = l.kind == LinkKind::C2C && dst_is_nic_ && to.type == DeviceType::Cpu;
       if (relay) {
         if (l.kind == LinkKind::NVLink)
@@ -117,22 +121,22 @@ class Search {
           cls = PathClass::PXN;
         else if (c2c_to_cpu) {
           cls = PathClass::PXN;
-          next_mode = 3;
+          next_mode = kAfterPxnC2c;
         } else
           continue;
-      } else if (mode == 3 || mode == 4) {
+      } else if (mode == kAfterPxnC2c || mode == kAfterOwnC2c) {
         if (l.kind == LinkKind::PCIe && cls == PathClass::PHB) cls = PathClass::P2C;
         if (l.kind != LinkKind::PCIe) {
-          if (mode == 3) continue;  // beyond the relay's P2C limit (another CPU: SYS)
-          next_mode = 0;
+          if (mode == kAfterPxnC2c) continue;  // beyond the relay's P2C limit (another CPU: SYS)
+          next_mode = kFresh;
         }
-      } else if (mode == 0 && dev == src_ && from.type == DeviceType::Gpu && c2c_to_cpu) {
-        next_mode = 4;
+      } else if (mode == kFresh && dev == src_ && from.type == DeviceType::Gpu && c2c_to_cpu) {
+        next_mode = kAfterOwnC2c;
       }
       f(Step{lv * kModes + next_mode, a.out, cls, l.bw_GBps});
-      if (to.type == DeviceType::Gpu && a.device != dst_ && next_mode == 0 &&
+      if (to.type == DeviceType::Gpu && a.device != dst_ && next_mode == kFresh &&
           l.kind == LinkKind::NVLink)
-        f(Step{lv * kModes + 2, a.out, cls, l.bw_GBps});
+        f(Step{lv * kModes + kOnRelay, a.out, cls, l.bw_GBps});
     }
   }
 
