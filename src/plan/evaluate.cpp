@@ -17,10 +17,16 @@ std::string gb(double bytes) {
   return buf;
 }
 
-// Serve: unit, 2·unit, 4·unit, … below the max, then the max (unit = one sequence per
-// attention-DP rank so every rank has work).
+// Sequences that give every attention rank one: one per attention-DP rank (tp of them with DP
+// attention) of each of the dp replicas.
+double batch_unit(const Strategy& s) {
+  return (s.attention_dp ? s.tp : 1) * double(s.dp);
+}
+
+// Serve: unit, 2·unit, 4·unit, … below the max, then the max (unit = batch_unit(s) so every
+// rank has work).
 std::vector<double> serve_batches(const Strategy& s, double max_batch) {
-  double unit = (s.attention_dp ? s.tp : 1) * double(s.dp), cap = max_batch;
+  double unit = batch_unit(s), cap = max_batch;
   std::vector<double> out;
   for (double b = unit; b < cap; b *= 2) out.push_back(b);
   out.push_back(cap);
@@ -64,7 +70,7 @@ BatchPoint Planner::Impl::batch_point(const Planner& p, const Strategy& s, Place
   pt.tpot_ms = pt.step_us / A / 1e3;
   if (req.mode == PlanMode::Serve) {
     // A newly arrived request: one prompt (one per attention-DP rank, which all run together).
-    pt.prefill = p.prefill(s, (s.attention_dp ? s.tp : 1) * double(s.dp), P, order);
+    pt.prefill = p.prefill(s, batch_unit(s), P, order);
     // Steady state without disaggregation: over a request's life the replica prefills the
     // prompts of its B sequences and runs O / A decode steps for them.
     // Chunks of successive requests keep the pipeline full: no fill/drain bubble here.
@@ -106,7 +112,7 @@ std::vector<BatchPoint> Planner::Impl::batch_points(const Planner& p, const Stra
   bool limited = req.tpot_max_ms > 0 || req.ttft_max_ms > 0;
   for (std::size_t i = 0; limited && i + 1 < out.size(); ++i) {
     if (!out[i].meets_limits || out[i + 1].meets_limits) continue;
-    double unit = (s.attention_dp ? s.tp : 1) * double(s.dp);
+    double unit = batch_unit(s);
     double lo = out[i].batch, hi = out[i + 1].batch;
     BatchPoint best = out[i];
     while (hi - lo > unit) {
