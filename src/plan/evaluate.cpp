@@ -35,10 +35,8 @@ std::vector<double> serve_batches(const Strategy& s, double max_batch) {
 
 }  // namespace
 
-std::string Planner::Impl::infeasible_reason(const Planner& p, const Strategy& s,
-                                             PlacementOrder order) const {
-  std::string why = divisibility_reason(model, s);
-  if (!why.empty()) return why;
+std::string Planner::Impl::infeasible_reason(const Strategy& s, PlacementOrder order,
+                                             const MemoryPerGpu& mem) const {
   if (req.max_tp_class && s.tp > 1) {
     const Placement& pl = placer.place(s, order);
     GroupSummary g = summarize_group(*router, "tp", pl.tp_groups, false);
@@ -46,7 +44,6 @@ std::string Planner::Impl::infeasible_reason(const Planner& p, const Strategy& s
       return "TP group uses path class " + std::string(to_string(g.worst_class)) +
              ", worse than --max-tp-class " + std::string(to_string(*req.max_tp_class));
   }
-  MemoryPerGpu mem = p.memory(s);
   double usable = mem.capacity_bytes - mem.reserve_bytes;
   double fixed = mem.weights_bytes + mem.activations_bytes + mem.comm_buffers_bytes;
   if (fixed > usable)
@@ -136,11 +133,12 @@ PlanResult Planner::Impl::evaluate(const Planner& p, const Strategy& s, double b
                                    PlacementOrder order, std::vector<BatchPoint>* points) const {
   PlanResult r;
   r.strategy = s;
-  r.reason = infeasible_reason(p, s, order);
-  if (!divisibility_reason(model, s).empty()) return r;
-  r.memory = p.memory(s);
+  r.reason = divisibility_reason(model, s);
   if (!r.reason.empty()) return r;
-  r.max_batch = p.max_batch(s);
+  r.memory = p.memory(s);
+  r.reason = infeasible_reason(s, order, r.memory);
+  if (!r.reason.empty()) return r;
+  r.max_batch = max_batch_for(r.memory, s, req.max_sequence());
   if (batch <= 0) batch = req.batch;
   if (batch > r.max_batch) {
     r.reason = "batch " + std::to_string(static_cast<long long>(batch)) +

@@ -76,8 +76,11 @@ MemoryPerGpu Planner::memory(const Strategy& s) const {
 }
 
 double Planner::max_batch(const Strategy& s) const {
-  MemoryPerGpu mem = memory(s);
-  double per_seq = mem.kv_bytes_per_token * impl_->req.max_sequence();
+  return max_batch_for(memory(s), s, impl_->req.max_sequence());
+}
+
+double max_batch_for(const MemoryPerGpu& mem, const Strategy& s, double max_sequence) {
+  double per_seq = mem.kv_bytes_per_token * max_sequence;
   if (mem.kv_capacity_bytes < per_seq || per_seq <= 0) return 0;
   // Without attention DP every TP rank holds (its share of) every sequence; with it, each rank
   // holds whole caches of 1/tp of the sequences.

@@ -66,9 +66,14 @@ struct Planner::Impl {
   // Planner::evaluate, also returning the batch sweep when `points` is not null.
   PlanResult evaluate(const Planner& p, const Strategy& s, double batch, PlacementOrder order,
                       std::vector<BatchPoint>* points) const;
-  // Why `s` cannot run ("" when it fits): divisibility, TP path class, memory.
-  std::string infeasible_reason(const Planner& p, const Strategy& s, PlacementOrder order) const;
+  // Why `s`, which divides the model, cannot run ("" when it fits): TP path class, memory
+  // (`mem` = Planner::memory(s), computed once by the caller).
+  std::string infeasible_reason(const Strategy& s, PlacementOrder order,
+                                const MemoryPerGpu& mem) const;
 };
+
+// Planner::max_batch from `mem` = Planner::memory(s), for callers that already have it.
+double max_batch_for(const MemoryPerGpu& mem, const Strategy& s, double max_sequence);
 
 // `base` with the KV cache of `batch` sequences (all replicas) of `sequence` tokens.
 MemoryPerGpu memory_at_batch(const MemoryPerGpu& base, const Strategy& s, double batch,
