@@ -13,25 +13,29 @@ double achieved_GBps(const Topology& t, DirLink d) {
 }
 
 namespace {
+// The widest of the links from `src` to its neighbour `dst`, or -1 when they are not neighbours.
+DirLink widest_link(const Topology& t, int src, int dst) {
+  DirLink best = -1;
+  for (const Adjacent& a : t.neighbours(src))
+    if (a.device == dst && (best < 0 || t.bw_GBps(a.out) > t.bw_GBps(best))) best = a.out;
+  return best;
+}
+
 // Hops that need no search: a flow to a direct neighbour takes the widest link to it, and two
 // GPUs on the same (single) NVSwitch vertex go GPU → switch → GPU, which is NCCL's best path
 // class (NVL) with the fewest hops. Returns false when the Router must decide.
 bool direct_hops(const Topology& t, int src, int dst, std::vector<DirLink>& hops) {
   hops.clear();
-  DirLink best = -1;
-  for (const Adjacent& a : t.neighbours(src))
-    if (a.device == dst && (best < 0 || t.bw_GBps(a.out) > t.bw_GBps(best))) best = a.out;
-  if (best >= 0) {
+  if (const DirLink best = widest_link(t, src, dst); best >= 0) {
     hops.push_back(best);
     return true;
   }
   if (t.device(src).type != DeviceType::Gpu || t.device(dst).type != DeviceType::Gpu) return false;
   const int sw = sole_switch(t, src);
   if (sw < 0 || sole_switch(t, dst) != sw) return false;
-  direct_hops(t, src, sw, hops);
-  std::vector<DirLink> down;
-  direct_hops(t, sw, dst, down);
-  hops.push_back(down.front());
+  // sole_switch() is a neighbour of both GPUs, so both links exist.
+  hops.push_back(widest_link(t, src, sw));
+  hops.push_back(widest_link(t, sw, dst));
   return true;
 }
 
@@ -57,7 +61,7 @@ std::vector<Flow> merged(const std::vector<Flow>& flows) {
 std::vector<GroupLoad> evaluate_loads(const Router& router,
                                       const std::vector<std::vector<Flow>>& flows) {
   const Topology& t = router.topology();
-  // Dense per-DirLink accumulators, reused between calls on the same thread; `touched` lists the
+  // Dense per-DirLink accumulators, reused between calls on the same thread; `used` lists the
   // entries to clear, so a call costs O(flows × hops), not O(links).
   thread_local std::vector<double> load;
   thread_local std::vector<int> stamp;
