@@ -13,6 +13,13 @@ namespace {
 using detail::elementwise;
 using detail::gemm;
 
+// Fused residual add + norm over `rows` tokens (vLLM `fused_add_rms_norm`, docs/model-format.md
+// "Norm"): 4 passes (read residual and input, write both); weights gamma, + beta for LayerNorm.
+KernelCost norm_kernel(const ModelSpec& m, const std::string& name, double rows) {
+  double weight_elems = m.norm == NormKind::LayerNorm ? 2.0 * m.hidden : m.hidden;
+  return elementwise(m, name, rows, m.hidden, 4, weight_elems);
+}
+
 // Dynamic activation quantization before a GEMM whose math runs in FP8/INT8/FP4: a separate
 // kernel reads the bf16 input and writes it in the GEMM's format, plus one fp32 scale per
 // 128-element group when the weights are block-scaled (vLLM/SGLang `per_token_group_quant_fp8`
@@ -168,14 +175,13 @@ std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Wor
   require_valid_degrees(s);
   std::vector<KernelCost> out;
   AttnLocal a = attn_local(m, w, s);
-  double norm_w = m.norm == NormKind::LayerNorm ? 2.0 * m.hidden : m.hidden;
-  out.push_back(elementwise(m, "attn_norm", a.tokens, m.hidden, 4, norm_w));
+  out.push_back(norm_kernel(m, "attn_norm", a.tokens));
   if (m.attention == AttentionKind::Mla) {
     add_mla(out, m, w, s);
   } else {
     add_mha(out, m, w, s);
   }
-  out.push_back(elementwise(m, "mlp_norm", a.tokens, m.hidden, 4, norm_w));
+  out.push_back(norm_kernel(m, "mlp_norm", a.tokens));
   double T = w.tokens();  // MLP tokens: the whole replica's (gathered under attention DP)
   if (t == LayerType::Dense) {
     add_mlp(out, m, "mlp", T, m.intermediate, s.tp, Part::DenseMlp);
@@ -210,8 +216,7 @@ std::vector<KernelCost> head_kernels(const ModelSpec& m, const Workload& w, cons
   g.bytes = g.weight_bytes + a.tokens * m.hidden * act;
   g.m = a.tokens;
   out.push_back(g);
-  double norm_w = m.norm == NormKind::LayerNorm ? 2.0 * m.hidden : m.hidden;
-  out.push_back(elementwise(m, "final_norm", a.tokens, m.hidden, 4, norm_w));
+  out.push_back(norm_kernel(m, "final_norm", a.tokens));
   // Prefill only needs the next-token logits of each sequence's last position.
   double logits = w.phase == Phase::Prefill ? w.batch : w.tokens();
   Part head = m.tied_embeddings ? Part::Embedding : Part::LmHead;
