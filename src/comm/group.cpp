@@ -99,9 +99,9 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
       // Every pair in the first servers; in the others (generated copies of the same server)
       // only ring neighbours, so that 16k-GPU groups stay cheap.
       const bool all_pairs = &node - g.by_node.data() < kAllPairsServers;
+      const int sw = sole_switch(t, node[i]);
       for (std::size_t j = 0; j < node.size(); ++j) {
         if (i == j || (!all_pairs && j != (i + 1) % node.size())) continue;
-        const int sw = sole_switch(t, node[i]);
         if (sw >= 0 && sole_switch(t, node[j]) == sw) {  // GPU → NVSwitch → GPU: NVL
           g.intra_class = std::max(g.intra_class, PathClass::NVL);
           continue;
