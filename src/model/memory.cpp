@@ -139,7 +139,7 @@ LayerComm layer_comm(const ModelSpec& m, LayerType t) {
     double dispatch = element_bytes(m.dtypes.moe_dispatch);
     // FP8 dispatch carries one fp32 scale per 128 channels (DeepSeek-V3 §3.3.2 1x128 tiles;
     // DeepEP README: FP8 dispatch, BF16 combine).
-    if (m.dtypes.moe_dispatch == Dtype::FP8) dispatch += 4.0 / 128;
+    if (m.dtypes.moe_dispatch == Dtype::FP8) dispatch += element_bytes(Dtype::FP32) / 128;
     c.moe_dispatch_bytes_per_token = k * h * dispatch;
     c.moe_combine_bytes_per_token = k * h * element_bytes(m.dtypes.moe_combine);
   }
