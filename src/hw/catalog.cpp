@@ -20,8 +20,7 @@ LinkKind parse_kind(const detail::Fields& f, const std::string& key) {
     if (name == text) return kind;
     known += (known.empty() ? "" : ", ") + std::string(name);
   }
-  throw InputError(f.source, f.pointer + "/" + key,
-                   "unknown link kind '" + text + "' (" + known + ")");
+  throw InputError(f.source, f.pointer_to(key), "unknown link kind '" + text + "' (" + known + ")");
 }
 
 GpuSpec parse_gpu(const detail::Fields& f) {
@@ -59,7 +58,7 @@ LinkSpec parse_link(const detail::Fields& f) {
   l.kind = parse_kind(f, "kind");
   l.GBps = f.number("GBps", 0, true);
   l.efficiency = f.has("efficiency") ? f.number("efficiency", 0, true) : 1.0;
-  if (l.efficiency > 1.0) throw InputError(f.source, f.pointer + "/efficiency", "must be <= 1");
+  if (l.efficiency > 1.0) throw InputError(f.source, f.pointer_to("efficiency"), "must be <= 1");
   l.latency_us = f.number("latency_us", 0, false);
   l.source = f.str("source");
   return l;

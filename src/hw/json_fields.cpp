@@ -39,21 +39,23 @@ Fields::Fields(const nlohmann::json& o, std::string src, std::string ptr)
     throw InputError(source, pointer.empty() ? "/" : pointer, "expected an object");
 }
 
+std::string Fields::pointer_to(const std::string& key) const {
+  return pointer + "/" + pointer_token(key);
+}
+
 bool Fields::has(const std::string& key) const {
   return obj.contains(key);
 }
 
 const nlohmann::json& Fields::at(const std::string& key) const {
   auto it = obj.find(key);
-  if (it == obj.end())
-    throw InputError(source, pointer + "/" + pointer_token(key), "missing field");
+  if (it == obj.end()) throw InputError(source, pointer_to(key), "missing field");
   return *it;
 }
 
 std::string Fields::str(const std::string& key) const {
   const auto& v = at(key);
-  if (!v.is_string())
-    throw InputError(source, pointer + "/" + pointer_token(key), "expected a string");
+  if (!v.is_string()) throw InputError(source, pointer_to(key), "expected a string");
   return v.get<std::string>();
 }
 
@@ -64,7 +66,7 @@ std::string Fields::str_or(const std::string& key, const std::string& fallback) 
 double Fields::number(const std::string& key, double min, bool positive) const {
   if (!has(key) && !positive) return 0;
   const auto& v = at(key);
-  const std::string ptr = pointer + "/" + pointer_token(key);
+  const std::string ptr = pointer_to(key);
   if (!v.is_number()) throw InputError(source, ptr, "expected a number");
   const double x = v.get<double>();
   if (!std::isfinite(x) || x < min || (positive && x <= 0)) {
@@ -76,7 +78,7 @@ double Fields::number(const std::string& key, double min, bool positive) const {
 
 int Fields::integer(const std::string& key, int min) const {
   const auto& v = at(key);
-  const std::string ptr = pointer + "/" + pointer_token(key);
+  const std::string ptr = pointer_to(key);
   if (!v.is_number_integer()) throw InputError(source, ptr, "expected an integer");
   const auto x = v.get<long long>();
   if (x < min)

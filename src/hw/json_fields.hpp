@@ -23,7 +23,8 @@ class Fields {
   std::string str_or(const std::string& key, const std::string& fallback) const;
   // Required (or optional → 0) number >= min; `positive` additionally rejects 0.
   double number(const std::string& key, double min, bool positive) const;
-  int integer(const std::string& key, int min) const;  // required integer >= min
+  int integer(const std::string& key, int min) const;    // required integer >= min
+  std::string pointer_to(const std::string& key) const;  // JSON pointer of the field `key`
 
   const nlohmann::json& obj;
   std::string source;

@@ -22,7 +22,7 @@ void check_keys(const Fields& f, std::initializer_list<const char*> allowed) {
     for (const char* a : allowed) ok = ok || it.key() == a;
     if (!ok) {
       std::vector<std::string> names(allowed.begin(), allowed.end());
-      throw InputError(f.source, f.pointer + "/" + detail::pointer_token(it.key()),
+      throw InputError(f.source, f.pointer_to(it.key()),
                        UnknownNameError("field", it.key(), names).what());
     }
   }
@@ -42,7 +42,7 @@ DeviceType parse_device_type(const Fields& f) {
     if (name == text) return type;
     names.push_back(name);
   }
-  throw InputError(f.source, f.pointer + "/type",
+  throw InputError(f.source, f.pointer_to("type"),
                    UnknownNameError("device type", text, names).what());
 }
 
@@ -53,7 +53,7 @@ void require_catalog(Lookup lookup, const std::string& name, const Fields& f,
   try {
     lookup(name);
   } catch (const UnknownNameError& e) {
-    throw InputError(f.source, f.pointer + "/" + key, e.what());
+    throw InputError(f.source, f.pointer_to(key), e.what());
   }
 }
 
@@ -75,7 +75,7 @@ void parse_device(const Fields& f, ParseState& st) {
   const Catalog& cat = Catalog::builtin();
   check_keys(f, {"id", "type", "model", "node", "tier", "comment"});
   const std::vector<std::string> ids =
-      detail::expand_range(f.str("id"), st.source, f.pointer + "/id");
+      detail::expand_range(f.str("id"), st.source, f.pointer_to("id"));
   try {
     const DeviceType type = parse_device_type(f);
     const std::string model = f.str_or("model", "");
@@ -87,7 +87,7 @@ void parse_device(const Fields& f, ParseState& st) {
     const int tier = f.has("tier") ? f.integer("tier", 0) : (type == DeviceType::NetSwitch ? 1 : 0);
     for (const std::string& id : ids) {
       if (st.topo.find(id)) {
-        throw InputError(st.source, f.pointer + "/id", "duplicate device id '" + id + "'");
+        throw InputError(st.source, f.pointer_to("id"), "duplicate device id '" + id + "'");
       }
     }
     // One server (node 0) unless "node" says otherwise; fabric switches sit outside servers (-1).
@@ -111,7 +111,7 @@ void parse_device(const Fields& f, ParseState& st) {
 
 std::vector<int> resolve(const Fields& f, const std::string& key, const ParseState& st) {
   std::vector<int> out;
-  for (const std::string& id : detail::expand_range(f.str(key), f.source, f.pointer + "/" + key)) {
+  for (const std::string& id : detail::expand_range(f.str(key), f.source, f.pointer_to(key))) {
     auto index = st.topo.find(id);
     if (!index) {
       if (st.broken_ids.count(id)) throw SkipEntry{};
@@ -119,8 +119,7 @@ std::vector<int> resolve(const Fields& f, const std::string& key, const ParseSta
       for (std::size_t d = 0; d < st.topo.device_count(); ++d) {
         ids.push_back(st.topo.device(static_cast<int>(d)).id);
       }
-      throw InputError(f.source, f.pointer + "/" + key,
-                       UnknownNameError("device id", id, ids).what());
+      throw InputError(f.source, f.pointer_to(key), UnknownNameError("device id", id, ids).what());
     }
     out.push_back(*index);
   }
@@ -144,7 +143,7 @@ void parse_link(const Fields& f, ParseState& st) {
   if (f.has("efficiency")) {
     proto.efficiency = f.number("efficiency", 0, true);
     if (proto.efficiency > 1)
-      throw InputError(st.source, f.pointer + "/efficiency", "must be <= 1");
+      throw InputError(st.source, f.pointer_to("efficiency"), "must be <= 1");
   }
   proto.latency_us = f.has("latency_us") ? f.number("latency_us", 0, false) : spec->latency_us;
   const std::vector<int> from = resolve(f, "from", st), to = resolve(f, "to", st);
