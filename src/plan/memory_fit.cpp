@@ -68,6 +68,7 @@ MemoryPerGpu Planner::memory(const Strategy& s) const {
     if (s.attention_dp && s.ep == s.tp)  // all-to-all: send + receive buffers to every peer
       r.comm_buffers_bytes += (s.ep - 1) * 2 * kP2pChannelsPerPeer * kNcclBuffBytes;
   }
+  // Pipeline: a stage's two neighbours (previous and next stage) × send + receive buffers.
   if (s.pp > 1) r.comm_buffers_bytes += 2 * 2 * kP2pChannelsPerPeer * kNcclBuffBytes;
   r.kv_bytes_per_token = kv_bytes_per_token(m, layout.shard, s.pp);
   r.kv_capacity_bytes = r.capacity_bytes - r.reserve_bytes - r.weights_bytes - r.activations_bytes -

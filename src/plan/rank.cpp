@@ -83,6 +83,8 @@ std::string explain(const PlanResult& best, const PlanResult& next, PlanMode mod
     s += " by " + num("%.2f", next.ttft_ms / best.ttft_ms) + "x in TTFT";
   s += ". The biggest difference is " + ta[k].first + ": " + num("%.1f", ta[k].second) + " vs " +
        num("%.1f", tb[k].second) + unit + ".";
+  // Explanation text only, no model figure: mention the batch when it is clearly (over 1.5x)
+  // larger.
   if (mode == PlanMode::Serve && best.batch > 1.5 * next.batch)
     s += " Its KV cache holds more sequences (batch " + num("%.0f", best.batch) + " vs " +
          num("%.0f", next.batch) + "), spreading each weight read over more tokens.";
