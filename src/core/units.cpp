@@ -42,17 +42,18 @@ NumberAndSuffix split(std::string_view text, std::string_view what) {
                    "unknown unit in '" + std::string(text) + "' (expected " + expected + ")");
 }
 
+struct UnitScale {
+  const char* s;  // lower-case suffix
+  double m;       // multiplier to the result's unit
+};
 }  // namespace
 
 double parse_bytes(std::string_view text, std::string_view what) {
   auto [v, suf] = split(text, what);
-  static const struct {
-    const char* s;
-    double m;
-  } table[] = {{"", 1},      {"b", 1},      {"k", kKiB},   {"m", kMiB},   {"g", kGiB},
-               {"t", kTiB},  {"kib", kKiB}, {"mib", kMiB}, {"gib", kGiB}, {"tib", kTiB},
-               {"kb", kKB},  {"mb", kMB},   {"gb", kGB},   {"tb", kTB},   {"ki", kKiB},
-               {"mi", kMiB}, {"gi", kGiB},  {"ti", kTiB}};
+  static const UnitScale table[] = {
+      {"", 1},       {"b", 1},      {"k", kKiB},   {"m", kMiB},   {"g", kGiB},  {"t", kTiB},
+      {"kib", kKiB}, {"mib", kMiB}, {"gib", kGiB}, {"tib", kTiB}, {"kb", kKB},  {"mb", kMB},
+      {"gb", kGB},   {"tb", kTB},   {"ki", kKiB},  {"mi", kMiB},  {"gi", kGiB}, {"ti", kTiB}};
   for (const auto& e : table) {
     if (suf == e.s) return v * e.m;
   }
@@ -61,18 +62,15 @@ double parse_bytes(std::string_view text, std::string_view what) {
 
 double parse_bandwidth_GBps(std::string_view text, std::string_view what) {
   auto [v, suf] = split(text, what);
-  static const struct {
-    const char* s;
-    double m;  // multiplier to GB/s
-  } table[] = {{"", 1},           {"gb/s", 1},        {"gbps", 1},     {"gbyte/s", 1},
-               {"tb/s", 1e3},     {"tbps", 1e3},      {"mb/s", 1e-3},  {"mbps", 1e-3},
-               {"gbit/s", 0.125}, {"gbits/s", 0.125}, {"gbit", 0.125}, {"tbit/s", 125}};
+  static const UnitScale table[] = {
+      {"", 1},           {"gb/s", 1},        {"gbps", 1},     {"gbyte/s", 1},
+      {"tb/s", 1e3},     {"tbps", 1e3},      {"mb/s", 1e-3},  {"mbps", 1e-3},
+      {"gbit/s", 0.125}, {"gbits/s", 0.125}, {"gbit", 0.125}, {"tbit/s", 125}};
   // "Gbps" (lower-case b) conventionally means gigabits; "GBps" gigabytes. We lost case above, so
   // check the raw text for a lower-case 'b' directly after G/T/M.
-  std::string raw(text);
-  auto bits_at = raw.find("bps");
-  if (bits_at != std::string::npos && bits_at > 0) {
-    char p = raw[bits_at - 1];
+  const auto bits_at = text.find("bps");
+  if (bits_at != std::string_view::npos && bits_at > 0) {
+    const char p = text[bits_at - 1];
     if (p == 'G') return v * 0.125;
     if (p == 'T') return v * 125;
     if (p == 'M') return v * 0.000125;
