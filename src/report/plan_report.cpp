@@ -248,6 +248,7 @@ void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& be
   g.print(os, "  ");
   if (o.bad_placement && o.bad_placement->fits) {
     const PlanResult& b = *o.bad_placement;
+    // Within 0.1% of the best TPOT counts as the same (rounding only, not a placement effect).
     os << "  Under " << o.bad_order << " order the same plan would run TPOT "
        << fmt("%.2f", b.tpot_ms) << " ms (" << fmt("%.2fx", b.tpot_ms / best.tpot_ms) << "), TTFT "
        << fmt("%.1f", b.ttft_ms) << " ms (" << fmt("%.2fx", b.ttft_ms / best.ttft_ms) << ")"
