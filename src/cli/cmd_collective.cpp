@@ -44,16 +44,22 @@ int parse_int(const std::string& s, const std::string& flag) {
   return v;
 }
 
+// `text` cut at every `sep`, empty items kept (so callers can reject them).
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t at; (at = text.find(sep, start)) != std::string::npos; start = at + 1)
+    parts.push_back(text.substr(start, at - start));
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
 // --ranks: comma-separated GPU indices (in the topology's GPU order), ranges "0-7", or device
 // ids ("n1/gpu3").
 std::vector<int> parse_ranks(const Topology& t, const std::string& text) {
   std::vector<int> out;
   const auto& gpus = t.gpus();
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
-    start = comma + 1;
+  for (const std::string& item : split(text, ',')) {
     if (item.empty()) throw InputError("--ranks", "", "empty item in '" + text + "'");
     if (auto dev = t.find(item)) {
       out.push_back(*dev);
@@ -80,12 +86,7 @@ std::vector<double> parse_sizes(const CollectiveArgs& a) {
   if (a.size.empty() == a.sweep.empty())
     throw InputError("--size/--sweep", "", "give exactly one of --size or --sweep");
   if (!a.size.empty()) return {parse_bytes(a.size, "--size")};
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t colon; (colon = a.sweep.find(':', start)) != std::string::npos;
-       start = colon + 1)
-    parts.push_back(a.sweep.substr(start, colon - start));
-  parts.push_back(a.sweep.substr(start));
+  const std::vector<std::string> parts = split(a.sweep, ':');
   if (parts.size() < 2 || parts.size() > 3)
     throw InputError("--sweep", "", "expected MIN:MAX[:FACTOR], got '" + a.sweep + "'");
   const double lo = parse_bytes(parts[0], "--sweep MIN"), hi = parse_bytes(parts[1], "--sweep MAX");
