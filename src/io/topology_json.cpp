@@ -5,6 +5,7 @@
 #include <set>
 
 #include "hw/json_fields.hpp"
+#include "hw/kind_names.hpp"
 #include "io/topology_ranges.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology_io.hpp"
@@ -28,22 +29,15 @@ void check_keys(const Fields& f, std::initializer_list<const char*> allowed) {
   }
 }
 
+// The names are hw's one table (kind_names.hpp), in its order for "did you mean".
 DeviceType parse_device_type(const Fields& f) {
-  static const std::vector<std::pair<std::string, DeviceType>> kTypes = {
-      {"gpu", DeviceType::Gpu},
-      {"nvswitch", DeviceType::NvSwitch},
-      {"pcie-switch", DeviceType::PcieSwitch},
-      {"cpu", DeviceType::Cpu},
-      {"nic", DeviceType::Nic},
-      {"net-switch", DeviceType::NetSwitch}};
   const std::string text = f.str("type");
-  std::vector<std::string> names;
-  for (const auto& [name, type] : kTypes) {
-    if (name == text) return type;
-    names.push_back(name);
+  try {
+    return value_of(detail::kDeviceTypeNames, text, "device type",
+                    [](std::string_view name, std::string_view t) { return name == t; });
+  } catch (const UnknownNameError& e) {
+    throw InputError(f.source, f.pointer_to("type"), e.what());
   }
-  throw InputError(f.source, f.pointer_to("type"),
-                   UnknownNameError("device type", text, names).what());
 }
 
 // Throws at `ptr` when `name` is not in the catalog, keeping the catalog's did-you-mean text.
