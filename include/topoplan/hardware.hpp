@@ -15,6 +15,9 @@ std::string_view to_string(LinkKind kind);
 struct GpuSpec {
   std::string name;         // catalog key, e.g. "H20"
   std::string vendor_name;  // e.g. "NVIDIA H20 96GB"
+  // Other names that resolve to this entry: short names ("H100") and the names tools print
+  // (nvidia-smi, NCCL XML, torch: "NVIDIA H100 80GB HBM3"). Matched ignoring case and spacing.
+  std::vector<std::string> aliases;
   int sm_version = 0;  // compute capability × 10 (80 Ampere, 89 Ada, 90 Hopper, 100 Blackwell)
   double memory_bytes = 0;  // HBM/GDDR capacity (GB = 1e9 unless the datasheet says GiB)
   // Capacity the driver exposes (nvidia-smi "Total"); 0 when no reading is known. Marketing
@@ -65,7 +68,8 @@ class Catalog {
  public:
   static const Catalog& builtin();
 
-  // Lookups throw UnknownNameError with "did you mean" suggestions on a miss.
+  // Lookups throw UnknownNameError with "did you mean" suggestions on a miss. A GPU is found by
+  // its catalog name, or else by a name or alias compared ignoring case and repeated spaces.
   const GpuSpec& gpu(const std::string& name) const;
   const LinkSpec& link(const std::string& name) const;
   const NicSpec& nic(const std::string& name) const;

@@ -1,4 +1,6 @@
 // Hardware catalog: parsed once from the embedded topologies/catalog/{gpus,links,nics}.json.
+#include <cctype>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "hw/json_fields.hpp"
@@ -27,6 +29,17 @@ GpuSpec parse_gpu(const detail::Fields& f) {
   GpuSpec g;
   g.name = f.str("name");
   g.vendor_name = f.str("vendor_name");
+  if (f.has("aliases")) {
+    const json& list = f.at("aliases");
+    for (std::size_t i = 0; i < (list.is_array() ? list.size() : 0); ++i) {
+      if (!list[i].is_string() || list[i].get<std::string>().empty())
+        throw InputError(f.source, f.pointer_to("aliases") + "/" + std::to_string(i),
+                         "an alias must be a non-empty string");
+      g.aliases.push_back(list[i].get<std::string>());
+    }
+    if (!list.is_array())
+      throw InputError(f.source, f.pointer_to("aliases"), "expected an array of names");
+  }
   g.sm_version = f.integer("sm_version", 1);
   // Capacity in decimal GB ("memory_GB") or binary GiB ("memory_GiB"), as the datasheet states it.
   if (f.has("memory_GiB")) {
@@ -112,6 +125,34 @@ const Spec* find_in(const std::vector<Spec>& specs, const std::string& name) {
   return nullptr;
 }
 
+// Lower case with runs of whitespace as one space, trimmed: "NVIDIA  H100 80GB hbm3 " matches
+// "NVIDIA H100 80GB HBM3" (tools pad and vary case; the catalog key stays exact).
+std::string name_key(const std::string& name) {
+  std::string key;
+  for (char c : name) {
+    const bool space = std::isspace(static_cast<unsigned char>(c)) != 0;
+    if (space && (key.empty() || key.back() == ' ')) continue;
+    key += space ? ' ' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (!key.empty() && key.back() == ' ') key.pop_back();
+  return key;
+}
+
+// Aliases must not collide with another entry's name or alias, or a lookup would depend on order.
+void check_aliases(const std::vector<GpuSpec>& gpus, const std::string& file) {
+  std::map<std::string, std::string> owner;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    std::vector<std::string> keys{gpus[i].name};
+    keys.insert(keys.end(), gpus[i].aliases.begin(), gpus[i].aliases.end());
+    for (const std::string& k : keys) {
+      auto [it, fresh] = owner.emplace(name_key(k), gpus[i].name);
+      if (!fresh && it->second != gpus[i].name)
+        throw InputError(file, "/gpus/" + std::to_string(i) + "/aliases",
+                         "name '" + k + "' already belongs to '" + it->second + "'");
+    }
+  }
+}
+
 void check_link_ref(const std::vector<LinkSpec>& links, const std::string& name,
                     const std::string& file, const std::string& ptr) {
   if (name.empty() || find_in(links, name)) return;
@@ -134,6 +175,7 @@ Catalog Catalog::parse(const std::string& gpus_json, const std::string& links_js
     check_link_ref(c.links_, c.gpus_[i].nvlink_type, gfile, ptr + "/nvlink_type");
     check_link_ref(c.links_, c.gpus_[i].pcie_type, gfile, ptr + "/pcie_type");
   }
+  check_aliases(c.gpus_, gfile);
   for (std::size_t i = 0; i < c.nics_.size(); ++i) {
     const std::string ptr = "/nics/" + std::to_string(i);
     check_link_ref(c.links_, c.nics_[i].port_link, nfile, ptr + "/port_link");
@@ -156,7 +198,14 @@ const Catalog& Catalog::builtin() {
 }
 
 const GpuSpec* Catalog::find_gpu(const std::string& name) const {
-  return find_in(gpus_, name);
+  if (const GpuSpec* exact = find_in(gpus_, name)) return exact;
+  const std::string key = name_key(name);
+  for (const GpuSpec& g : gpus_) {
+    if (name_key(g.name) == key) return &g;
+    for (const std::string& a : g.aliases)
+      if (name_key(a) == key) return &g;
+  }
+  return nullptr;
 }
 const LinkSpec* Catalog::find_link(const std::string& name) const {
   return find_in(links_, name);

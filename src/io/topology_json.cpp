@@ -72,9 +72,10 @@ void parse_device(const Fields& f, ParseState& st) {
       detail::expand_range(f.str("id"), st.source, f.pointer_to("id"));
   try {
     const DeviceType type = parse_device_type(f);
-    const std::string model = f.str_or("model", "");
+    std::string model = f.str_or("model", "");
     if (type == DeviceType::Gpu) {
       require_catalog([&](const std::string& n) { cat.gpu(n); }, f.str("model"), f, "model");
+      model = cat.gpu(model).name;  // an alias ("H100", "NVIDIA H100 80GB HBM3") → catalog key
     } else if (type == DeviceType::Nic && f.has("model")) {
       require_catalog([&](const std::string& n) { cat.nic(n); }, model, f, "model");
     }

@@ -224,3 +224,13 @@ TEST_CASE("hand-written multi-server file: \"node\" per device, local_index per 
   CHECK(error_of(with(R"({"id": "g", "type": "gpu", "model": "H20", "node": -2})", "")) ==
         "t.json: /devices/0/node: must be >= -1, got -2");
 }
+
+TEST_CASE("a GPU model given by alias is stored under its catalog name") {
+  const Topology t = parse_topology_json(
+      with(
+          R"({"id": "gpu[0-1]", "type": "gpu", "model": "NVIDIA H100 80GB HBM3"}, {"id": "s", "type": "nvswitch"})",
+          R"({"from": "gpu[0-1]", "to": "s", "type": "nvlink4", "count": 18})"),
+      "t.json");
+  CHECK(t.device(0).model == "H100-SXM");
+  CHECK(t.gpu_spec(0).hbm_GBps == 3350);
+}
