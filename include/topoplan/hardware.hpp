@@ -18,6 +18,8 @@ struct GpuSpec {
   // Other names that resolve to this entry: short names ("H100") and the names tools print
   // (nvidia-smi, NCCL XML, torch: "NVIDIA H100 80GB HBM3"). Matched ignoring case and spacing.
   std::vector<std::string> aliases;
+  // PCI device ids (vendor 0x10de) of this part, as NCCL's topology XML records them ("device").
+  std::vector<int> pci_device_ids;
   int sm_version = 0;  // compute capability × 10 (80 Ampere, 89 Ada, 90 Hopper, 100 Blackwell)
   double memory_bytes = 0;  // HBM/GDDR capacity (GB = 1e9 unless the datasheet says GiB)
   // Capacity the driver exposes (nvidia-smi "Total"); 0 when no reading is known. Marketing
@@ -76,6 +78,7 @@ class Catalog {
   const GpuSpec* find_gpu(const std::string& name) const;  // nullptr on a miss
   const LinkSpec* find_link(const std::string& name) const;
   const NicSpec* find_nic(const std::string& name) const;
+  const GpuSpec* find_gpu_by_pci_id(int device_id) const;  // nullptr when no entry lists it
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
   const std::vector<LinkSpec>& links() const { return links_; }

@@ -25,6 +25,17 @@ LinkKind parse_kind(const detail::Fields& f, const std::string& key) {
   throw InputError(f.source, f.pointer_to(key), "unknown link kind '" + text + "' (" + known + ")");
 }
 
+// "0x2330" → 0x2330; -1 unless the whole text is a hexadecimal number.
+int parse_hex_id(const std::string& text) {
+  std::size_t used = 0;
+  try {
+    const int id = std::stoi(text, &used, 16);
+    return used == text.size() && id >= 0 ? id : -1;
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
 GpuSpec parse_gpu(const detail::Fields& f) {
   GpuSpec g;
   g.name = f.str("name");
@@ -39,6 +50,19 @@ GpuSpec parse_gpu(const detail::Fields& f) {
     }
     if (!list.is_array())
       throw InputError(f.source, f.pointer_to("aliases"), "expected an array of names");
+  }
+  if (f.has("pci_device_ids")) {
+    const json& ids = f.at("pci_device_ids");
+    if (!ids.is_array())
+      throw InputError(f.source, f.pointer_to("pci_device_ids"), "expected an array of ids");
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::string text = ids[i].is_string() ? ids[i].get<std::string>() : "";
+      const int id = parse_hex_id(text);
+      if (id < 0)
+        throw InputError(f.source, f.pointer_to("pci_device_ids") + "/" + std::to_string(i),
+                         "expected a hexadecimal PCI device id such as \"0x2330\"");
+      g.pci_device_ids.push_back(id);
+    }
   }
   g.sm_version = f.integer("sm_version", 1);
   // Capacity in decimal GB ("memory_GB") or binary GiB ("memory_GiB"), as the datasheet states it.
@@ -205,6 +229,12 @@ const GpuSpec* Catalog::find_gpu(const std::string& name) const {
     for (const std::string& a : g.aliases)
       if (name_key(a) == key) return &g;
   }
+  return nullptr;
+}
+const GpuSpec* Catalog::find_gpu_by_pci_id(int device_id) const {
+  for (const GpuSpec& g : gpus_)
+    for (int id : g.pci_device_ids)
+      if (id == device_id) return &g;
   return nullptr;
 }
 const LinkSpec* Catalog::find_link(const std::string& name) const {
