@@ -30,6 +30,8 @@ inline CLI::Validator positive_count() {
 }
 
 void add_topo_command(CLI::App& app, Action& action);
+// topo import / topo export (cmd_topo_import.cpp), added by add_topo_command.
+void add_topo_import_subcommands(CLI::App& topo, Action& action);
 void add_collective_command(CLI::App& app, Action& action);
 void add_model_command(CLI::App& app, Action& action);  // model list / show (cmd_model.cpp)
 void add_model_roofline_subcommand(CLI::App& model,

@@ -39,9 +39,19 @@ std::string write_topology_json(const Topology& t) {
     if (l.latency_us != spec.latency_us) e["latency_us"] = l.latency_us;
     links.push_back(e);
   }
-  doc["devices"] = devices;
-  doc["links"] = links;
-  return doc.dump(2) + "\n";
+  // One entry per line: a machine's file stays readable and diffable (hundreds of entries).
+  std::string out = "{\n";
+  for (auto it = doc.begin(); it != doc.end(); ++it)
+    out += "  " + ordered_json(it.key()).dump() + ": " + it.value().dump() + ",\n";
+  auto list = [&](const char* key, const ordered_json& entries, bool last) {
+    out += std::string("  \"") + key + "\": [\n";
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      out += "    " + entries[i].dump() + (i + 1 < entries.size() ? ",\n" : "\n");
+    out += last ? "  ]\n" : "  ],\n";
+  };
+  list("devices", devices, false);
+  list("links", links, true);
+  return out + "}\n";
 }
 
 }  // namespace topoplan
