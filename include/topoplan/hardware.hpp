@@ -89,10 +89,25 @@ class Catalog {
   static Catalog parse(const std::string& gpus_json, const std::string& links_json,
                        const std::string& nics_json, const std::string& source);
 
+  // This catalog plus the GPUs, links and NICs of `catalog_json`, an object {"gpus": [...],
+  // "links": [...], "nics": [...]} (each optional) whose entries have the fields of
+  // topologies/catalog/*.json (a topology file's own hardware, docs/topology-format.md). A name
+  // this catalog already has is an error. Errors name `source` and the JSON pointer below
+  // `pointer` ("/catalog/gpus/0/hbm_GBps").
+  Catalog extended(const std::string& catalog_json, const std::string& source,
+                   const std::string& pointer) const;
+  // The JSON text that extended() added (so a writer can save it again); "" for the built-in.
+  const std::string& extension_json() const { return extension_json_; }
+
  private:
+  void check_references(std::size_t first_gpu, std::size_t first_nic, const std::string& gfile,
+                        const std::string& gptr, const std::string& nfile,
+                        const std::string& nptr) const;
+
   std::vector<GpuSpec> gpus_;
   std::vector<LinkSpec> links_;
   std::vector<NicSpec> nics_;
+  std::string extension_json_;
 };
 
 }  // namespace topoplan

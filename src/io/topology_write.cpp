@@ -14,6 +14,8 @@ std::string write_topology_json(const Topology& t) {
   ordered_json doc;
   doc["name"] = t.name;
   if (!t.description.empty()) doc["description"] = t.description;
+  if (!t.catalog().extension_json().empty())
+    doc["catalog"] = ordered_json::parse(t.catalog().extension_json());
   ordered_json devices = ordered_json::array(), links = ordered_json::array();
   for (std::size_t i = 0; i < t.device_count(); ++i) {
     const Device& d = t.device(static_cast<int>(i));
@@ -28,7 +30,7 @@ std::string write_topology_json(const Topology& t) {
   }
   for (std::size_t i = 0; i < t.link_count(); ++i) {
     const Link& l = t.link(static_cast<int>(i));
-    const LinkSpec& spec = Catalog::builtin().link(l.type);
+    const LinkSpec& spec = t.catalog().link(l.type);
     ordered_json e;
     e["from"] = t.device(l.a).id;
     e["to"] = t.device(l.b).id;

@@ -31,3 +31,12 @@ topoplan_cli_test(topo_export_cluster_flag ARGS topo export nccl-xml hgx-h100-8 
                   EXPECT_STDERR "--nodes")
 topoplan_cli_test(topo_export_cluster_file ARGS topo export nccl-xml h20-cluster-16 EXIT 2
                   EXPECT_STDERR "describes one server")
+# examples/custom-accelerator: a topology with its own GPU and link kinds plans end to end.
+set(custom ${PROJECT_SOURCE_DIR}/examples/custom-accelerator/mi300x-like-8.json)
+topoplan_cli_test(example_custom_accelerator_plan ARGS plan --topology ${custom} --model llama-3-70b
+                  EXPECT_STDOUT "llama-3-70b on mi300x-like-8 \\(8x MI300X-like\\).*Best: ")
+topoplan_cli_test(example_custom_accelerator_validate ARGS topo validate ${custom}
+                  EXPECT_STDOUT "valid")
+topoplan_cli_test(example_custom_accelerator_collective
+                  ARGS collective all-reduce --topology ${custom} --size 1GiB
+                  EXPECT_STDOUT "infinity-fabric")
