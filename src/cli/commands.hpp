@@ -37,5 +37,7 @@ void add_model_command(CLI::App& app, Action& action);  // model list / show (cm
 void add_model_roofline_subcommand(CLI::App& model,
                                    Action& action);  // model roofline (cmd_roofline.cpp)
 void add_plan_command(CLI::App& app, Action& action);
+// validate / calibrate against measurements (cmd_validate.cpp).
+void add_validate_command(CLI::App& app, Action& action);
 
 }  // namespace topoplan::cli
