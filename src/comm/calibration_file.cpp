@@ -2,16 +2,16 @@
 // the refitted cells replaced, so NcclTuning::parse reads it and `--calibration` swaps it in.
 #include <nlohmann/json.hpp>
 
+#include "comm/tuning_keys.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/nccl_tests.hpp"
 
 namespace topoplan {
 namespace {
+using comm::kAlgoKeys;
+using comm::kHwKeys;
 using nlohmann::ordered_json;
-constexpr const char* kAlgoKeys[6] = {"tree",          "ring", "collnet_direct",
-                                      "collnet_chain", "nvls", "nvls_tree"};
-constexpr const char* kHwKeys[3] = {"nvlink", "pci", "net"};
 
 ordered_json row(const double (&cells)[3]) {
   return ordered_json::array({cells[0], cells[1], cells[2]});

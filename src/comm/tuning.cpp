@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "comm/tuning_keys.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -9,10 +10,9 @@
 namespace topoplan {
 
 namespace {
+using comm::kAlgoKeys;
+using comm::kHwKeys;
 using nlohmann::json;
-constexpr const char* kAlgoKeys[6] = {"tree",          "ring", "collnet_direct",
-                                      "collnet_chain", "nvls", "nvls_tree"};
-constexpr const char* kHwKeys[3] = {"nvlink", "pci", "net"};
 
 struct Reader {
   const std::string& source;

@@ -37,34 +37,32 @@ int parse_hex_id(const std::string& text) {
   }
 }
 
+// The optional array of strings `key`; `check` returns "" for a bad entry (reported as `bad`).
+template <class Check>
+std::vector<std::string> string_list(const detail::Fields& f, const std::string& key,
+                                     const char* bad, Check check) {
+  std::vector<std::string> out;
+  if (!f.has(key)) return out;
+  const json& list = f.at(key);
+  if (!list.is_array()) throw InputError(f.source, f.pointer_to(key), "expected an array");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string text = list[i].is_string() ? check(list[i].get<std::string>()) : "";
+    if (text.empty()) throw InputError(f.source, f.pointer_to(key) + "/" + std::to_string(i), bad);
+    out.push_back(text);
+  }
+  return out;
+}
+
 GpuSpec parse_gpu(const detail::Fields& f) {
   GpuSpec g;
   g.name = f.str("name");
   g.vendor_name = f.str("vendor_name");
-  if (f.has("aliases")) {
-    const json& list = f.at("aliases");
-    for (std::size_t i = 0; i < (list.is_array() ? list.size() : 0); ++i) {
-      if (!list[i].is_string() || list[i].get<std::string>().empty())
-        throw InputError(f.source, f.pointer_to("aliases") + "/" + std::to_string(i),
-                         "an alias must be a non-empty string");
-      g.aliases.push_back(list[i].get<std::string>());
-    }
-    if (!list.is_array())
-      throw InputError(f.source, f.pointer_to("aliases"), "expected an array of names");
-  }
-  if (f.has("pci_device_ids")) {
-    const json& ids = f.at("pci_device_ids");
-    if (!ids.is_array())
-      throw InputError(f.source, f.pointer_to("pci_device_ids"), "expected an array of ids");
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      const std::string text = ids[i].is_string() ? ids[i].get<std::string>() : "";
-      const int id = parse_hex_id(text);
-      if (id < 0)
-        throw InputError(f.source, f.pointer_to("pci_device_ids") + "/" + std::to_string(i),
-                         "expected a hexadecimal PCI device id such as \"0x2330\"");
-      g.pci_device_ids.push_back(id);
-    }
-  }
+  g.aliases = string_list(f, "aliases", "an alias must be a non-empty string",
+                          [](const std::string& text) { return text; });
+  for (const std::string& id :
+       string_list(f, "pci_device_ids", "expected a hexadecimal PCI device id such as \"0x2330\"",
+                   [](const std::string& text) { return parse_hex_id(text) < 0 ? "" : text; }))
+    g.pci_device_ids.push_back(parse_hex_id(id));
   g.sm_version = f.integer("sm_version", 1);
   // Capacity in decimal GB ("memory_GB") or binary GiB ("memory_GiB"), as the datasheet states it.
   if (f.has("memory_GiB")) {
