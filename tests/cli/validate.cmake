@@ -21,3 +21,15 @@ topoplan_cli_test(calibrate_stdout ARGS calibrate --topology hgx-h100-8 --algo r
 topoplan_cli_test(collective_bad_calibration ARGS collective all-reduce --topology hgx-h100-8
                   --size 1GiB --calibration ${logs}/a100-8-all_reduce_1g.log EXIT 2
                   EXPECT_STDERR "a100-8-all_reduce_1g.log")
+# --calibration: topologies/samples/calibration/hgx-h100-8-ring.json is `topoplan calibrate` of
+# the ring log above (nvlink4 efficiency 0.844 -> 0.819). The 4 GiB ring all-reduce then predicts
+# 20441 us / 367.7 busbw against the log's 20452.2 us / 367.5 (0.06%); built-in: 378.7 (+3%).
+set(calib ${PROJECT_SOURCE_DIR}/topologies/samples/calibration/hgx-h100-8-ring.json)
+topoplan_cli_test(collective_calibrated ARGS collective all-reduce --topology hgx-h100-8
+                  --size 4GiB --algo ring --calibration ${calib}
+                  EXPECT_STDOUT "20441\\.[0-9]+ +210\\.1[0-9] +367\\.7")
+topoplan_cli_test(plan_calibrated ARGS plan --model llama-3-70b --topology hgx-h100-8
+                  --calibration ${calib} EXPECT_STDOUT "Best: ")
+topoplan_cli_test(validate_calibrated ARGS validate --topology hgx-h100-8 --algo ring
+                  --calibration ${calib} --nccl-tests ${logs}/h100-8-all_reduce_ring.log
+                  EXPECT_STDOUT "all +2 +0\\.[0-9]%")
