@@ -4,7 +4,7 @@ function(import_plan_same name format sample builtin)
   cmake_parse_arguments(P "" "" "PLAN;IMPORT" ${ARGN})
   add_test(NAME cli_${name}
            COMMAND ${CMAKE_COMMAND} -DBIN=$<TARGET_FILE:topoplan_cli> -DFORMAT=${format}
-                   -DSAMPLE=${sample} -DBUILTIN=${builtin} "-DPLAN_ARGS=${P_PLAN}"
+                   -DNAME=${name} -DSAMPLE=${sample} -DBUILTIN=${builtin} "-DPLAN_ARGS=${P_PLAN}"
                    "-DIMPORT_ARGS=${P_IMPORT}" -P ${CMAKE_CURRENT_SOURCE_DIR}/import_plan_same.cmake)
 endfunction()
 # The imported HGX H100 samples must plan exactly like the built-in hgx-h100-8.

@@ -1,7 +1,8 @@
 # Script mode: imports SAMPLE (FORMAT, from stdin to cover `-`) with --name imported, then checks
 # that `plan PLAN_ARGS --json` on the imported file prints exactly what it prints on the built-in
 # BUILTIN, once the name "imported" is replaced by BUILTIN ("same plan JSON modulo names").
-set(workdir ${CMAKE_CURRENT_BINARY_DIR}/cli_import_tmp)
+# One folder per test: ctest -j runs these scripts at the same time.
+set(workdir ${CMAKE_CURRENT_BINARY_DIR}/cli_import_tmp/${NAME})
 file(MAKE_DIRECTORY ${workdir})
 execute_process(COMMAND ${BIN} topo import ${FORMAT} - -o ${workdir}/imported.json --name imported
                         ${IMPORT_ARGS}
