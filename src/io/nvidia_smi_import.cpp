@@ -152,7 +152,7 @@ void Builder::check_cells() {
       fail(i, "row " + m_.rows[i].name + " where the header has column " + m_.columns[i]);
     for (std::size_t j = 0; j < n_; ++j) {
       const std::string& c = cell(i, j);
-      const bool nv = c.size() > 2 && c.compare(0, 2, "NV") == 0 &&
+      const bool nv = c.size() > 2 && c.size() <= 5 && c.compare(0, 2, "NV") == 0 &&
                       c.find_first_not_of("0123456789", 2) == std::string::npos;
       if (!nv && !kClasses.count(c))
         fail(i, "unknown connection '" + c + "' in column " + m_.columns[j] +
