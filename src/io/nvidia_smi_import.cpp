@@ -136,6 +136,11 @@ class Builder {
   void check_cells();
   std::vector<int> numa_of_devices();
   void add_nvlinks(const std::string& gpu_model);
+  struct Switches {
+    Groups pix, pxb;                       // union-find of PIX and of PXB pairs
+    std::map<int, int> leaf_of, upper_of;  // group representative → switch device
+  };
+  Switches make_switches();
   void add_pcie(const std::vector<int>& numa, const std::vector<int>& cpus,
                 const std::string& gpu_model);
 };
@@ -226,35 +231,42 @@ void Builder::add_nvlinks(const std::string& gpu_model) {
         detail::add_catalog_link(t_, dev_[gpus[a]], dev_[gpus[b]], spec.nvlink_type, k);
 }
 
-// PIX pairs share a switch; switches (or lone devices) joined by PXB hang off a common switch;
-// everything else hangs off its NUMA node's CPU.
-void Builder::add_pcie(const std::vector<int>& numa, const std::vector<int>& cpus,
-                       const std::string& gpu_model) {
-  const Catalog& cat = Catalog::builtin();
-  Groups pix(n_), pxb(n_);
+// PIX pairs share a switch; switches (or lone devices) joined by PXB hang off a common switch.
+Builder::Switches Builder::make_switches() {
+  Switches sw{Groups(n_), Groups(n_), {}, {}};
   for (std::size_t i = 0; i < n_; ++i)
     for (std::size_t j = 0; j < n_; ++j) {
-      if (cell(i, j) == "PIX") pix.join(static_cast<int>(i), static_cast<int>(j));
-      if (cell(i, j) == "PXB") pxb.join(static_cast<int>(i), static_cast<int>(j));
+      if (cell(i, j) == "PIX") sw.pix.join(static_cast<int>(i), static_cast<int>(j));
+      if (cell(i, j) == "PXB") sw.pxb.join(static_cast<int>(i), static_cast<int>(j));
     }
-  std::map<int, int> members, leaf_of, upper_of;  // representative → count / switch device
-  for (std::size_t i = 0; i < n_; ++i) ++members[pix.find(static_cast<int>(i))];
+  std::map<int, int> members;  // PIX representative → devices in the group
+  for (std::size_t i = 0; i < n_; ++i) ++members[sw.pix.find(static_cast<int>(i))];
   std::map<int, std::set<int>> leaves;  // PXB component → the PIX groups in it
   for (std::size_t i = 0; i < n_; ++i)
-    leaves[pxb.find(static_cast<int>(i))].insert(pix.find(static_cast<int>(i)));
+    leaves[sw.pxb.find(static_cast<int>(i))].insert(sw.pix.find(static_cast<int>(i)));
   int k = 0;
   auto new_switch = [&] {
     return detail::add_server_device(t_, DeviceType::PcieSwitch, "psw" + std::to_string(k++),
                                      "PCIe switch");
   };
   for (std::size_t i = 0; i < n_; ++i) {
-    const int leaf = pix.find(static_cast<int>(i));
-    if (members[leaf] > 1 && !leaf_of.count(leaf)) leaf_of[leaf] = new_switch();
+    const int leaf = sw.pix.find(static_cast<int>(i));
+    if (members[leaf] > 1 && !sw.leaf_of.count(leaf)) sw.leaf_of[leaf] = new_switch();
   }
   for (std::size_t i = 0; i < n_; ++i) {  // a common switch above several PIX groups
-    const int up = pxb.find(static_cast<int>(i));
-    if (leaves[up].size() > 1 && !upper_of.count(up)) upper_of[up] = new_switch();
+    const int up = sw.pxb.find(static_cast<int>(i));
+    if (leaves[up].size() > 1 && !sw.upper_of.count(up)) sw.upper_of[up] = new_switch();
   }
+  return sw;
+}
+
+// Everything hangs off its leaf switch, else its upper switch, else its NUMA node's CPU.
+void Builder::add_pcie(const std::vector<int>& numa, const std::vector<int>& cpus,
+                       const std::string& gpu_model) {
+  const Catalog& cat = Catalog::builtin();
+  Switches sw = make_switches();
+  Groups &pix = sw.pix, &pxb = sw.pxb;
+  std::map<int, int>&leaf_of = sw.leaf_of, &upper_of = sw.upper_of;
   // NICs and CPUs after the switches: the device order of the built-in servers.
   for (std::size_t i = 0; i < n_; ++i)
     if (!is_gpu(i))
