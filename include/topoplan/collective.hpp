@@ -61,6 +61,9 @@ struct NcclTuning {
       1.0;  // NCCL ranks with 1.4 on multi-node Ring Simple; off (nccl.json)
   double p2p_ll_threshold_bytes = 16384;  // NCCL_P2P_LL_THRESHOLD: p2p uses LL up to this size
   double nvls_min_sm = 90;
+  // Link-type efficiencies a calibration file measured ("link_efficiency": {"nvlink4": 0.83});
+  // they replace the catalog efficiency of those links (with_link_efficiency, nccl_tests.hpp).
+  std::vector<std::pair<std::string, double>> link_efficiency;
 
   static const NcclTuning& builtin();  // parsed once from the embedded JSON
   // Throws InputError naming `source` and the JSON pointer of a bad field.
@@ -155,6 +158,7 @@ class CollectiveModel {
                                const CollectiveOptions& options = {}) const;
 
   const Router& router() const;
+  const NcclTuning& tuning() const;  // the constants it prices with
 
  private:
   struct Impl;

@@ -15,6 +15,11 @@ std::string_view to_string(LinkKind kind);
 struct GpuSpec {
   std::string name;         // catalog key, e.g. "H20"
   std::string vendor_name;  // e.g. "NVIDIA H20 96GB"
+  // Other names that resolve to this entry: short names ("H100") and the names tools print
+  // (nvidia-smi, NCCL XML, torch: "NVIDIA H100 80GB HBM3"). Matched ignoring case and spacing.
+  std::vector<std::string> aliases;
+  // PCI device ids (vendor 0x10de) of this part, as NCCL's topology XML records them ("device").
+  std::vector<int> pci_device_ids;
   int sm_version = 0;  // compute capability × 10 (80 Ampere, 89 Ada, 90 Hopper, 100 Blackwell)
   double memory_bytes = 0;  // HBM/GDDR capacity (GB = 1e9 unless the datasheet says GiB)
   // Capacity the driver exposes (nvidia-smi "Total"); 0 when no reading is known. Marketing
@@ -65,13 +70,15 @@ class Catalog {
  public:
   static const Catalog& builtin();
 
-  // Lookups throw UnknownNameError with "did you mean" suggestions on a miss.
+  // Lookups throw UnknownNameError with "did you mean" suggestions on a miss. A GPU is found by
+  // its catalog name, or else by a name or alias compared ignoring case and repeated spaces.
   const GpuSpec& gpu(const std::string& name) const;
   const LinkSpec& link(const std::string& name) const;
   const NicSpec& nic(const std::string& name) const;
   const GpuSpec* find_gpu(const std::string& name) const;  // nullptr on a miss
   const LinkSpec* find_link(const std::string& name) const;
   const NicSpec* find_nic(const std::string& name) const;
+  const GpuSpec* find_gpu_by_pci_id(int device_id) const;  // nullptr when no entry lists it
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
   const std::vector<LinkSpec>& links() const { return links_; }
@@ -82,10 +89,25 @@ class Catalog {
   static Catalog parse(const std::string& gpus_json, const std::string& links_json,
                        const std::string& nics_json, const std::string& source);
 
+  // This catalog plus the GPUs, links and NICs of `catalog_json`, an object {"gpus": [...],
+  // "links": [...], "nics": [...]} (each optional) whose entries have the fields of
+  // topologies/catalog/*.json (a topology file's own hardware, docs/topology-format.md). A name
+  // this catalog already has is an error. Errors name `source` and the JSON pointer below
+  // `pointer` ("/catalog/gpus/0/hbm_GBps").
+  Catalog extended(const std::string& catalog_json, const std::string& source,
+                   const std::string& pointer) const;
+  // The JSON text that extended() added (so a writer can save it again); "" for the built-in.
+  const std::string& extension_json() const { return extension_json_; }
+
  private:
+  void check_references(std::size_t first_gpu, std::size_t first_nic, const std::string& gfile,
+                        const std::string& gptr, const std::string& nfile,
+                        const std::string& nptr) const;
+
   std::vector<GpuSpec> gpus_;
   std::vector<LinkSpec> links_;
   std::vector<NicSpec> nics_;
+  std::string extension_json_;
 };
 
 }  // namespace topoplan

@@ -29,6 +29,8 @@ std::string_view to_string(PlanMode m);             // "serve", "prefill", "deco
 PlanMode parse_plan_mode(std::string_view text);    // UnknownNameError on anything else
 PathClass parse_path_class(std::string_view text);  // "NVL", "PIX", ... (case-insensitive)
 
+struct NcclTuning;
+
 struct PlanRequest {
   PlanMode mode = PlanMode::Serve;
   // Concurrent sequences over all replicas. 0: serve searches the best batch; decode and
@@ -56,6 +58,9 @@ struct PlanRequest {
   // --disable-cuda-graph / --enforce-eager). Prefill is always eager: the engines capture
   // graphs for decode batch sizes only.
   bool cuda_graphs = true;
+  // Communication constants from `topoplan calibrate` (--calibration); nullptr: the built-in
+  // ones. Must outlive the planner.
+  const NcclTuning* comm_tuning = nullptr;
   int top = 5;  // plans the report prints in full
 
   double decode_context() const { return context > 0 ? context : prompt + output / 2; }

@@ -105,6 +105,12 @@ class Topology {
     return is_reverse(d) ? l.a : l.b;
   }
 
+  // The catalog the model and link names refer to: the built-in one, or the built-in one
+  // extended by hardware the topology file defines (its "catalog" key). Copies share it.
+  const Catalog& catalog() const;
+  std::shared_ptr<const Catalog> shared_catalog() const;  // nullptr: the built-in catalog
+  void set_catalog(std::shared_ptr<const Catalog> catalog);
+
   // Catalog spec of a GPU device (throws UnknownNameError if its model is unknown).
   const GpuSpec& gpu_spec(int device) const;
 

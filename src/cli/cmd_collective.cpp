@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
 #include "report/collective_report.hpp"
@@ -30,6 +31,7 @@ struct CollectiveArgs {
   bool no_nvls = false;
   bool sharp = false;
   bool json = false;
+  std::string calibration;
 };
 
 int parse_int(const std::string& s, const std::string& flag) {
@@ -128,10 +130,10 @@ int run(const CollectiveArgs& a) {
   const Dtype dtype = parse_dtype(a.dtype);
   o.element_bytes = element_bytes(dtype);
   const std::vector<double> sizes = parse_sizes(a);
-  const Topology t = load_topology(a.topo);
+  const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
+  const Topology& t = setup.topology;
   const std::vector<int> ranks = pick_ranks(t, a, op);
-  Router router(t);
-  CollectiveModel model(router);
+  const CollectiveModel& model = setup.model();
   report::CollectiveReport r;
   r.op = op;
   r.topology = t.name;
@@ -172,6 +174,7 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_flag("--no-nvls", args->no_nvls, "disable NVLS / NVLSTree (NCCL_NVLS_ENABLE=0)");
   sub->add_flag("--sharp", args->sharp, "the fabric offers in-network reduction (enables CollNet)");
   sub->add_flag("--json", args->json, "JSON output with stable keys");
+  add_calibration_option(*sub, args->calibration);
   sub->callback([args, &action] { action = [args] { return run(*args); }; });
 }
 

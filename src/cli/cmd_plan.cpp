@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
 #include "report/plan_report.hpp"
@@ -22,12 +23,13 @@ struct PlanArgs {
   std::optional<bool> attention_dp;
   PlanRequest req;
   bool json = false;
+  std::string calibration;
 };
 
 int run_plan(PlanArgs& a) {
   ModelSpec m = load_model(a.model);
-  Topology t = load_topology(a.topo);
-  Router router(t);
+  const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
+  a.req.comm_tuning = &setup.tuning;
   a.req.mode = parse_plan_mode(a.mode);
   a.req.order = parse_placement_order(a.placement);
   if (!a.max_tp_class.empty()) a.req.max_tp_class = parse_path_class(a.max_tp_class);
@@ -39,7 +41,7 @@ int run_plan(PlanArgs& a) {
   if (a.cuda_graphs != "on" && a.cuda_graphs != "off")
     throw InputError("--cuda-graphs", "", "expected 'on' or 'off', got '" + a.cuda_graphs + "'");
   a.req.cuda_graphs = a.cuda_graphs == "on";
-  PlanOutput out = plan(m, router, a.req);
+  PlanOutput out = plan(m, *setup.router, a.req);
   if (a.json)
     report::print_plan_json(std::cout, out);
   else
@@ -97,6 +99,7 @@ void add_plan_command(CLI::App& app, Action& action) {
   add_workload_flags(*sub, *a);
   add_strategy_flags(*sub, *a);
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
+  add_calibration_option(*sub, a->calibration);
   sub->callback([&action, a] { action = [a] { return run_plan(*a); }; });
 }
 

@@ -30,10 +30,14 @@ inline CLI::Validator positive_count() {
 }
 
 void add_topo_command(CLI::App& app, Action& action);
+// topo import / topo export (cmd_topo_import.cpp), added by add_topo_command.
+void add_topo_import_subcommands(CLI::App& topo, Action& action);
 void add_collective_command(CLI::App& app, Action& action);
 void add_model_command(CLI::App& app, Action& action);  // model list / show (cmd_model.cpp)
 void add_model_roofline_subcommand(CLI::App& model,
                                    Action& action);  // model roofline (cmd_roofline.cpp)
 void add_plan_command(CLI::App& app, Action& action);
+// validate / calibrate against measurements (cmd_validate.cpp).
+void add_validate_command(CLI::App& app, Action& action);
 
 }  // namespace topoplan::cli

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   topoplan::cli::add_topo_command(app, action);
   topoplan::cli::add_collective_command(app, action);
   topoplan::cli::add_model_command(app, action);
+  topoplan::cli::add_validate_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -226,6 +226,9 @@ CollectiveModel& CollectiveModel::operator=(CollectiveModel&&) noexcept = defaul
 const Router& CollectiveModel::router() const {
   return impl_->router;
 }
+const NcclTuning& CollectiveModel::tuning() const {
+  return impl_->tuning;
+}
 
 CollectiveCost CollectiveModel::cost(CollOp op, const std::vector<int>& gpus, double size_bytes,
                                      const CollectiveOptions& options) const {

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "comm/tuning_keys.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -9,10 +10,9 @@
 namespace topoplan {
 
 namespace {
+using comm::kAlgoKeys;
+using comm::kHwKeys;
 using nlohmann::json;
-constexpr const char* kAlgoKeys[6] = {"tree",          "ring", "collnet_direct",
-                                      "collnet_chain", "nvls", "nvls_tree"};
-constexpr const char* kHwKeys[3] = {"nvlink", "pci", "net"};
 
 struct Reader {
   const std::string& source;
@@ -93,6 +93,16 @@ NcclTuning NcclTuning::parse(const std::string& json_text, const std::string& so
   t.p2p_ll_threshold_bytes =
       rd.number(rd.at(misc, "p2p_ll_threshold_bytes", "/misc"), "/misc/p2p_ll_threshold_bytes");
   t.nvls_min_sm = rd.number(rd.at(misc, "nvls_min_sm", "/misc"), "/misc/nvls_min_sm");
+  if (doc.contains("link_efficiency")) {  // written by `topoplan calibrate`
+    const json& le = doc["link_efficiency"];
+    if (!le.is_object()) throw InputError(source, "/link_efficiency", "expected an object");
+    for (auto it = le.begin(); it != le.end(); ++it) {
+      const double e = rd.number(it.value(), "/link_efficiency/" + it.key());
+      if (e <= 0 || e > 1)
+        throw InputError(source, "/link_efficiency/" + it.key(), "must be in (0, 1]");
+      t.link_efficiency.emplace_back(it.key(), e);
+    }
+  }
   for (double f : {t.ll_bw_factor, t.ll128_bw_factor, t.simple_bw_factor})
     if (f <= 0 || f > 1) throw InputError(source, "/protocol_bw", "factors must be in (0, 1]");
   if (t.tree_ll_divisor < 1)

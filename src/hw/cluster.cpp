@@ -137,7 +137,7 @@ class FabricBuilder {
 
 const LinkSpec& fabric_link(const Topology& server, const std::vector<int>& nics,
                             const ClusterOptions& o) {
-  const Catalog& cat = Catalog::builtin();
+  const Catalog& cat = server.catalog();
   std::string name = o.link;
   if (name.empty()) name = cat.nic(server.device(nics.front()).model).port_link;
   const LinkSpec& spec = cat.link(name);
@@ -201,6 +201,7 @@ Topology make_cluster(const Topology& server, const ClusterOptions& o) {
   const int S = static_cast<int>(server.device_count());
   const std::size_t ports = static_cast<std::size_t>(o.nodes) * nics.size();
   Topology t;
+  t.set_catalog(server.shared_catalog());  // the servers' own hardware kinds, if any
   // Switches are at most ~1.5 per port for these shapes; links ~ server links + 3 per port.
   t.reserve(static_cast<std::size_t>(o.nodes) * S + ports * 2,
             static_cast<std::size_t>(o.nodes) * server.link_count() + ports * 4);

@@ -135,12 +135,22 @@ const std::vector<Adjacent>& Topology::neighbours(int device_index) const {
   return impl_->adjacency[device_index];
 }
 
+const Catalog& Topology::catalog() const {
+  return impl_->catalog ? *impl_->catalog : Catalog::builtin();
+}
+std::shared_ptr<const Catalog> Topology::shared_catalog() const {
+  return impl_->catalog;
+}
+void Topology::set_catalog(std::shared_ptr<const Catalog> catalog) {
+  impl_->catalog = std::move(catalog);
+}
+
 const GpuSpec& Topology::gpu_spec(int device_index) const {
   const Device& d = device(device_index);
   if (d.type != DeviceType::Gpu) {
     throw InternalError("gpu_spec of non-GPU device '" + d.id + "'");
   }
-  return Catalog::builtin().gpu(d.model);
+  return catalog().gpu(d.model);
 }
 
 }  // namespace topoplan

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct Topology::Impl {
   std::vector<std::vector<int>> node_gpus;  // per node, in insertion order
   std::vector<std::vector<int>> node_nics;
   int max_node = -1;
+  std::shared_ptr<const Catalog> catalog;  // nullptr: Catalog::builtin()
 
   void add_to_node(std::vector<std::vector<int>>& per_node, int node, int index) {
     if (node < 0) return;

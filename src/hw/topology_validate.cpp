@@ -99,7 +99,7 @@ void check_gpu_to_nic(const Topology& t, std::vector<Diagnostic>& out) {
 // GPU models must be in the catalog, and a GPU's NVLink bundle cannot exceed what the part has
 // (catches "count": 36 for an 18-link GPU, or NVLink on a PCIe-only card).
 void check_gpu_specs(const Topology& t, std::vector<Diagnostic>& out) {
-  const Catalog& cat = Catalog::builtin();
+  const Catalog& cat = t.catalog();
   for (int gpu : t.gpus()) {
     const Device& d = t.device(gpu);
     const GpuSpec* spec = cat.find_gpu(d.model);

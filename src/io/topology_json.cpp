@@ -2,6 +2,7 @@
 // that names a server and a fabric. Every fatal error names the file and the JSON pointer.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "hw/json_fields.hpp"
@@ -56,6 +57,7 @@ void require_catalog(Lookup lookup, const std::string& name, const Fields& f,
 struct ParseState {
   std::string source;
   Topology& topo;
+  const Catalog& cat;  // built-in, or extended by the file's "catalog"
   std::vector<InputError> errors;
   std::set<std::string>
       broken_ids;  // ids of device entries that failed (links to them are skipped)
@@ -66,15 +68,16 @@ struct ParseState {
 struct SkipEntry {};
 
 void parse_device(const Fields& f, ParseState& st) {
-  const Catalog& cat = Catalog::builtin();
+  const Catalog& cat = st.cat;
   check_keys(f, {"id", "type", "model", "node", "tier", "comment"});
   const std::vector<std::string> ids =
       detail::expand_range(f.str("id"), st.source, f.pointer_to("id"));
   try {
     const DeviceType type = parse_device_type(f);
-    const std::string model = f.str_or("model", "");
+    std::string model = f.str_or("model", "");
     if (type == DeviceType::Gpu) {
       require_catalog([&](const std::string& n) { cat.gpu(n); }, f.str("model"), f, "model");
+      model = cat.gpu(model).name;  // an alias ("H100", "NVIDIA H100 80GB HBM3") → catalog key
     } else if (type == DeviceType::Nic && f.has("model")) {
       require_catalog([&](const std::string& n) { cat.nic(n); }, model, f, "model");
     }
@@ -121,7 +124,7 @@ std::vector<int> resolve(const Fields& f, const std::string& key, const ParseSta
 }
 
 void parse_link(const Fields& f, ParseState& st) {
-  const Catalog& cat = Catalog::builtin();
+  const Catalog& cat = st.cat;
   check_keys(f, {"from", "to", "type", "count", "bw_GBps", "latency_us", "efficiency", "comment"});
   const std::string type = f.str("type");
   const LinkSpec* spec = cat.find_link(type);
@@ -191,15 +194,20 @@ Topology parse_cluster(const Fields& top, const std::string& source);
 Topology parse_topology_json(const std::string& text, const std::string& source) {
   const json doc = detail::parse_json_text(text, source);
   const Fields top(doc, source, "");
-  check_keys(top, {"name", "description", "devices", "links", "cluster", "sources", "comment"});
+  check_keys(
+      top, {"name", "description", "devices", "links", "cluster", "sources", "comment", "catalog"});
   if (top.has("cluster")) return parse_cluster(top, source);
   Topology t;
+  // The file's own GPU, link and NIC kinds, beside the built-in catalog (docs/topology-format.md).
+  if (top.has("catalog"))
+    t.set_catalog(std::make_shared<const Catalog>(
+        Catalog::builtin().extended(top.at("catalog").dump(), source, "/catalog")));
   t.name = top.str("name");
   t.description = top.str_or("description", "");
   const json& devices = require_array(top, "devices");
   const json& links = require_array(top, "links");
   t.reserve(devices.size() * 8, links.size() * 8);
-  ParseState st{source, t, {}, {}, {}};
+  ParseState st{source, t, t.catalog(), {}, {}, {}};
   parse_entries(devices, "devices", st, parse_device);
   parse_entries(links, "links", st, parse_link);
   if (!st.errors.empty()) throw_collected(st);

@@ -56,7 +56,7 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q)
       gpus(req.gpus > 0 ? req.gpus : static_cast<int>(r.topology().gpus().size())),
       gpu(first_gpu(r, req.gpus)),
       cm(ComputeModel::for_gpu(gpu)),
-      comm(r),
+      comm(r, req.comm_tuning ? *req.comm_tuning : NcclTuning::builtin()),
       placer(r) {}
 
 Shard Planner::Impl::shard(const Strategy& s) const {

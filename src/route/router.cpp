@@ -173,7 +173,7 @@ double Router::nvlink_domain_GBps(int gpu) const {
 double Router::nic_GBps(int nic) const {
   const double port = impl_->fabric.nic_port_GBps(nic);
   if (port > 0) return port;
-  const NicSpec* spec = Catalog::builtin().find_nic(impl_->topo.device(nic).model);
+  const NicSpec* spec = impl_->topo.catalog().find_nic(impl_->topo.device(nic).model);
   return spec ? spec->GBps : 0;
 }
 

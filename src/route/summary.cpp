@@ -30,7 +30,7 @@ TopologySummary summarize(const Router& router, bool with_bisection) {
   s.nodes = t.node_count();
   if (t.gpus().empty()) return s;
   for (int g : t.gpus()) {
-    const GpuSpec* spec = Catalog::builtin().find_gpu(t.device(g).model);
+    const GpuSpec* spec = t.catalog().find_gpu(t.device(g).model);
     if (spec) s.gpu_memory_bytes += spec->memory_bytes;
   }
   const int first = t.gpus().front();

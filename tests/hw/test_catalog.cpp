@@ -122,3 +122,36 @@ TEST_CASE("Catalog::parse errors name the file and the JSON pointer") {
   CHECK(error_of(missing, kLinks, kNics) == "cat/gpus.json: /gpus/0/source: missing field");
   CHECK(error_of(kGpus, "{\"links\": [", kNics).find("cat/links.json: line 1") == 0);
 }
+
+TEST_CASE("GPU aliases: short names and the names tools print resolve to catalog entries") {
+  const Catalog& c = Catalog::builtin();
+  // Exact catalog names first; then aliases, ignoring case and repeated spaces.
+  CHECK(c.gpu("H100").name == "H100-SXM");
+  CHECK(c.gpu("NVIDIA H100 80GB HBM3").name == "H100-SXM");  // nvidia-smi --query-gpu=name
+  CHECK(c.gpu("nvidia  h100 80gb hbm3 ").name == "H100-SXM");
+  CHECK(c.gpu("NVIDIA H20").name == "H20");
+  CHECK(c.gpu("NVIDIA A100-SXM4-80GB").name == "A100-SXM-80GB");
+  CHECK(c.gpu("NVIDIA A100-SXM4-40GB").name == "A100-SXM-40GB");
+  CHECK(c.gpu("NVIDIA H200").name == "H200-SXM");
+  CHECK(c.gpu("NVIDIA H200 141GB HBM3e").name == "H200-SXM");
+  CHECK(c.gpu("NVIDIA GeForce RTX 4090").name == "RTX-4090");
+  CHECK(c.gpu("h20").name == "H20");  // the name itself, case-folded
+  // A PCIe H100 is a different part (lower clocks, no NVSwitch): it must not become the SXM entry.
+  CHECK(c.find_gpu("NVIDIA H100 PCIe") == nullptr);
+  CHECK_THROWS_WITH_AS(c.gpu("NVIDIA H100 PCIe"), doctest::Contains("unknown GPU model"),
+                       UnknownNameError);
+}
+
+TEST_CASE("Catalog::parse rejects an alias that another entry already owns") {
+  const std::string two =
+      replaced(kGpus, "\"source\": \"s\"}]}",
+               "\"source\": \"s\", \"aliases\": [\"X\"]}, {\"name\": \"G2\", "
+               "\"aliases\": [\"x\"], " +
+                   std::string(kGpus).substr(std::string(kGpus).find("\"vendor_name\"")));
+  CHECK(error_of(two, kLinks, kNics)
+            .find("cat/gpus.json: /gpus/1/aliases: name 'x' already belongs to 'G'") == 0);
+  const std::string bad =
+      replaced(kGpus, "\"source\": \"s\"", "\"source\": \"s\", \"aliases\": [1]");
+  CHECK(error_of(bad, kLinks, kNics).find("/gpus/0/aliases/0: an alias must be") !=
+        std::string::npos);
+}

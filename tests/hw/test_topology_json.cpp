@@ -224,3 +224,76 @@ TEST_CASE("hand-written multi-server file: \"node\" per device, local_index per 
   CHECK(error_of(with(R"({"id": "g", "type": "gpu", "model": "H20", "node": -2})", "")) ==
         "t.json: /devices/0/node: must be >= -1, got -2");
 }
+
+TEST_CASE("a GPU model given by alias is stored under its catalog name") {
+  const Topology t = parse_topology_json(
+      with(
+          R"({"id": "gpu[0-1]", "type": "gpu", "model": "NVIDIA H100 80GB HBM3"}, {"id": "s", "type": "nvswitch"})",
+          R"({"from": "gpu[0-1]", "to": "s", "type": "nvlink4", "count": 18})"),
+      "t.json");
+  CHECK(t.device(0).model == "H100-SXM");
+  CHECK(t.gpu_spec(0).hbm_GBps == 3350);
+}
+
+namespace {
+// A file defining its own link and GPU kinds (the shape of examples/custom-accelerator).
+const std::string kOwnCatalog = R"("catalog": {
+  "links": [{"name": "fabric-x", "kind": "nvlink", "GBps": 64, "efficiency": 0.5, "latency_us": 0.3, "source": "s"}],
+  "gpus": [{"name": "AccelX", "vendor_name": "x", "sm_version": 90, "memory_GB": 192, "hbm_GBps": 5300,
+            "bf16_TFLOPS": 1000, "fp16_TFLOPS": 1000, "nvlink_type": "fabric-x", "nvlink_count": 3,
+            "nvlink_GBps": 192, "pcie_type": "pcie5", "pcie_lanes": 16, "power_W": 750, "source": "s"}]},)";
+
+std::string own(const std::string& catalog_text) {
+  return "{\"name\": \"own\", " + catalog_text +
+         R"( "devices": [{"id": "gpu[0-3]", "type": "gpu", "model": "AccelX"}],
+  "links": [{"from": "gpu[0-2]", "to": "gpu[1-3]", "type": "fabric-x", "count": 1},
+            {"from": "gpu0", "to": "gpu3", "type": "fabric-x", "count": 1}]})";
+}
+}  // namespace
+
+TEST_CASE("a topology file can define its own GPU and link kinds beside the built-in catalog") {
+  const Topology t = parse_topology_json(own(kOwnCatalog), "own.json");
+  CHECK(t.gpu_spec(t.gpus()[0]).hbm_GBps == 5300);
+  CHECK(t.catalog().find_gpu("H100") != nullptr);           // the built-in kinds are still there
+  CHECK(Catalog::builtin().find_gpu("AccelX") == nullptr);  // and the built-in catalog untouched
+  CHECK(t.link(0).bw_GBps == 64);                           // count 1 x 64 GB/s
+  CHECK(t.link(0).efficiency == 0.5);
+  CHECK(t.validate().empty());  // 2 fabric links per GPU x 64 = 128 <= nvlink_GBps 192
+  const Topology copy = t;      // copies share the catalog
+  CHECK(copy.gpu_spec(copy.gpus()[3]).name == "AccelX");
+}
+
+TEST_CASE("errors in a file's own catalog name the JSON pointer under /catalog") {
+  auto with_catalog = [](const std::string& from, const std::string& to) {
+    std::string c = kOwnCatalog;
+    return own(c.replace(c.find(from), from.size(), to));
+  };
+  CHECK(error_of(with_catalog("\"hbm_GBps\": 5300", "\"hbm_GBps\": -1")) ==
+        "t.json: /catalog/gpus/0/hbm_GBps: must be > 0, got -1");
+  CHECK(error_of(with_catalog("\"nvlink_type\": \"fabric-x\"", "\"nvlink_type\": \"fabric-y\""))
+            .find("t.json: /catalog/gpus/0/nvlink_type: unknown link type 'fabric-y'") == 0);
+  CHECK(error_of(with_catalog("\"name\": \"fabric-x\"", "\"name\": \"nvlink4\"")) ==
+        "t.json: /catalog/links/0/name: duplicate name 'nvlink4'");
+  CHECK(error_of(with_catalog("\"gpus\": [", "\"gpu\": ["))
+            .find("t.json: /catalog/gpu: unknown field") == 0);
+  CHECK(error_of(
+            with_catalog("\"name\": \"AccelX\"", "\"name\": \"AccelX\", \"aliases\": [\"H100\"]"))
+            .find("/catalog/gpus/0/aliases: name 'H100' already belongs to 'H100-SXM'") !=
+        std::string::npos);
+}
+
+TEST_CASE("the custom-accelerator example parses: 8 GPUs, every pair one Infinity Fabric link") {
+  const std::string path =
+      std::string(TOPOPLAN_SOURCE_DIR) + "/examples/custom-accelerator/mi300x-like-8.json";
+  const Topology t = load_topology(path);
+  REQUIRE(t.gpus().size() == 8);
+  int fabric = 0;
+  for (std::size_t i = 0; i < t.link_count(); ++i)
+    fabric += t.link(static_cast<int>(i)).type == "infinity-fabric";
+  CHECK(fabric == 28);  // 8 x 7 / 2 pairs
+  const GpuSpec& g = t.gpu_spec(t.gpus()[0]);
+  CHECK(g.memory_bytes == doctest::Approx(192e9));
+  CHECK(g.nvlink_count * t.catalog().link(g.nvlink_type).GBps ==
+        doctest::Approx(g.nvlink_GBps));  // 7 x 64 = 448
+  CHECK(t.validate().empty());
+}

@@ -1,0 +1,23 @@
+#include "cli/calibration_option.hpp"
+
+#include "topoplan/embedded.hpp"
+#include "topoplan/nccl_tests.hpp"
+
+namespace topoplan::cli {
+
+void add_calibration_option(CLI::App& cmd, std::string& path) {
+  cmd.add_option("--calibration", path,
+                 "calibration file from `topoplan calibrate` (default: built-in constants)");
+}
+
+CommSetup comm_setup(const TopologyOptions& topo, const std::string& calibration) {
+  CommSetup s;
+  s.tuning = calibration.empty() ? NcclTuning::builtin()
+                                 : NcclTuning::parse(read_text_file(calibration), calibration);
+  s.topology = with_link_efficiency(load_topology(topo), s.tuning.link_efficiency);
+  s.router = std::make_unique<Router>(s.topology);
+  s.collective = std::make_unique<CollectiveModel>(*s.router, s.tuning);
+  return s;
+}
+
+}  // namespace topoplan::cli

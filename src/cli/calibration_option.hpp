@@ -1,0 +1,29 @@
+// `--calibration FILE`: a communication calibration written by `topoplan calibrate` (the tuning
+// file schema plus link efficiencies). Commands that price collectives build their model here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+
+#include "cli/topology_options.hpp"
+#include "topoplan/collective.hpp"
+#include "topoplan/route.hpp"
+
+namespace topoplan::cli {
+
+void add_calibration_option(CLI::App& cmd, std::string& path);
+
+// The topology (with calibrated link efficiencies), its router and tuning, owned together so
+// the CollectiveModel's references stay valid.
+struct CommSetup {
+  Topology topology;
+  NcclTuning tuning;
+  std::unique_ptr<Router> router;
+  std::unique_ptr<CollectiveModel> collective;
+  const CollectiveModel& model() const { return *collective; }
+};
+// `calibration` empty: the built-in constants. Throws InputError for a bad file.
+CommSetup comm_setup(const TopologyOptions& topo, const std::string& calibration);
+
+}  // namespace topoplan::cli

@@ -1,0 +1,88 @@
+// `topoplan topo import nccl-xml|nvidia-smi FILE|-` and `topoplan topo export nccl-xml TOPO`:
+// flags here, the formats in src/io (docs/importers.md).
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/topology_options.hpp"
+#include "topoplan/embedded.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/topology_import.hpp"
+
+namespace topoplan::cli {
+namespace {
+
+struct ImportArgs {
+  std::string format;  // nccl-xml | nvidia-smi
+  std::string input;   // file or "-"
+  std::string output;  // empty: stdout
+  ImportOptions options;
+  TopologyOptions topo;  // export
+};
+
+std::string read_input(const std::string& path) {
+  if (path != "-") return read_text_file(path);
+  return std::string(std::istreambuf_iterator<char>(std::cin), {});
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    return;
+  }
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw InputError(path, "", "cannot write the file");
+}
+
+int run_import(const ImportArgs& a) {
+  const std::string source = a.input == "-" ? "<stdin>" : a.input;
+  const std::string text = read_input(a.input);
+  ImportOptions opt = a.options;
+  if (opt.name.empty() && a.input == "-") opt.name = "imported";
+  const ImportedTopology imp = a.format == "nccl-xml" ? import_nccl_topology_xml(text, source, opt)
+                                                      : import_nvidia_smi_topo(text, source, opt);
+  for (const std::string& n : imp.notes) std::cerr << "topoplan: note: " << n << "\n";
+  // A graph the planner would refuse is still written (the user may complete it by hand), but
+  // every problem is named and the exit code says so.
+  const std::vector<Diagnostic> problems = imp.topology.validate();
+  for (const Diagnostic& d : problems)
+    std::cerr << "topoplan: " << source << ": " << d.location << ": " << d.message << "\n";
+  write_output(a.output, write_topology_json(imp.topology));
+  return problems.empty() ? 0 : 2;
+}
+
+int run_export(const ImportArgs& a) {
+  write_output(a.output, export_nccl_topology_xml(load_topology(a.topo)));
+  return 0;
+}
+
+}  // namespace
+
+void add_topo_import_subcommands(CLI::App& topo, Action& action) {
+  auto args = std::make_shared<ImportArgs>();
+  CLI::App* imp = topo.add_subcommand(
+      "import", "read NCCL topology XML or `nvidia-smi topo -m` output into topology JSON");
+  imp->add_option("FORMAT", args->format, "nccl-xml | nvidia-smi")
+      ->required()
+      ->check(CLI::IsMember({"nccl-xml", "nvidia-smi"}));
+  imp->add_option("FILE", args->input, "input file, or - for stdin")->required();
+  imp->add_option("-o,--output", args->output, "topology JSON to write (default: stdout)");
+  imp->add_option("--gpu", args->options.gpu_model,
+                  "GPU model of every GPU (catalog name or alias, e.g. H100 or 'NVIDIA H20')");
+  imp->add_option("--nic", args->options.nic_model, "NIC model of every NIC (e.g. ConnectX-7)");
+  imp->add_option("--name", args->options.name, "topology name (default: the file name)");
+  imp->callback([&action, args] { action = [args] { return run_import(*args); }; });
+
+  CLI::App* exp = topo.add_subcommand("export", "write a topology as NCCL topology XML");
+  exp->add_option("FORMAT", args->format, "nccl-xml")
+      ->required()
+      ->check(CLI::IsMember({"nccl-xml"}));
+  exp->add_option("TOPO", args->topo.topology, "built-in topology name or JSON file")->required();
+  exp->add_option("-o,--output", args->output, "XML file to write (default: stdout)");
+  exp->callback([&action, args] { action = [args] { return run_export(*args); }; });
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,113 @@
+// `topoplan validate` and `topoplan calibrate`: measurements in (nccl-tests logs today; the
+// input kinds are dispatched by flag so that compute probes can join), model comparison and
+// fitted constants out (docs/calibration.md).
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/calibration_option.hpp"
+#include "cli/commands.hpp"
+#include "cli/topology_options.hpp"
+#include "report/validate_report.hpp"
+#include "topoplan/embedded.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/nccl_tests.hpp"
+
+namespace topoplan::cli {
+namespace {
+
+struct ValidateArgs {
+  TopologyOptions topo;
+  std::vector<std::string> nccl_tests;  // input kind 1: nccl-tests text or -J JSON
+  std::string calibration;
+  std::string op, algo = "auto", proto = "auto";
+  std::string output;
+  bool in_place = false;
+  bool no_nvls = false;
+  bool json = false;
+};
+
+std::vector<NcclTestsLog> read_logs(const ValidateArgs& a) {
+  if (a.nccl_tests.empty())
+    throw InputError("--nccl-tests", "", "give at least one nccl-tests log (text or -J JSON)");
+  std::optional<CollOp> op;
+  if (!a.op.empty()) op = parse_coll_op(a.op);
+  std::vector<NcclTestsLog> logs;
+  for (const std::string& path : a.nccl_tests)
+    logs.push_back(parse_nccl_tests_log(read_text_file(path), path, op));
+  return logs;
+}
+
+CollectiveOptions options_of(const ValidateArgs& a) {
+  CollectiveOptions o;
+  o.algorithm = parse_algorithm(a.algo);
+  o.protocol = parse_protocol(a.proto);
+  o.allow_nvls = !a.no_nvls;
+  return o;
+}
+
+int run_validate(const ValidateArgs& a) {
+  const std::vector<NcclTestsLog> logs = read_logs(a);
+  const CommSetup setup = comm_setup(a.topo, a.calibration);
+  std::vector<ValidationRow> rows;
+  for (const NcclTestsLog& log : logs) {
+    const auto r = validate_log(setup.model(), log, options_of(a), a.in_place);
+    rows.insert(rows.end(), r.begin(), r.end());
+  }
+  report::print_validate(std::cout,
+                         {setup.topology.name, a.calibration.empty() ? "built-in" : a.calibration},
+                         rows, a.json);
+  return 0;
+}
+
+int run_calibrate(const ValidateArgs& a) {
+  const std::vector<NcclTestsLog> logs = read_logs(a);
+  const CommSetup setup = comm_setup(a.topo, a.calibration);
+  const CommCalibration c = calibrate_comm(setup.model(), logs, options_of(a));
+  std::string logs_text;
+  for (const std::string& l : a.nccl_tests) logs_text += (logs_text.empty() ? "" : ", ") + l;
+  const std::string text = write_comm_calibration(
+      c, "fitted by topoplan calibrate on topology " + setup.topology.name + " from " + logs_text);
+  if (a.output.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream out(a.output);
+  out << text;
+  if (!out) throw InputError(a.output, "", "cannot write the file");
+  report::print_calibrate(std::cout, c, a.output);
+  return 0;
+}
+
+CLI::App* add_common(CLI::App& app, const char* name, const char* help,
+                     std::shared_ptr<ValidateArgs> a) {
+  CLI::App* cmd = app.add_subcommand(name, help);
+  cmd->add_option("--topology", a->topo.topology, "built-in topology or JSON file")->required();
+  add_cluster_flags(*cmd, a->topo);
+  cmd->add_option("--nccl-tests", a->nccl_tests, "nccl-tests output files (text or -J JSON)")
+      ->expected(1, -1);
+  add_calibration_option(*cmd, a->calibration);
+  cmd->add_option("--op", a->op, "collective of every log when the log does not say");
+  cmd->add_option("--algo", a->algo, "algorithm the run was forced to (NCCL_ALGO), default auto");
+  cmd->add_option("--proto", a->proto, "protocol the run was forced to (NCCL_PROTO)");
+  cmd->add_flag("--no-nvls", a->no_nvls, "the run had NCCL_NVLS_ENABLE=0");
+  return cmd;
+}
+
+}  // namespace
+
+void add_validate_command(CLI::App& app, Action& action) {
+  auto a = std::make_shared<ValidateArgs>();
+  CLI::App* v = add_common(
+      app, "validate", "measured (nccl-tests) vs predicted time per op and size, with errors", a);
+  v->add_flag("--in-place", a->in_place, "compare the in-place columns (default out-of-place)");
+  v->add_flag("--json", a->json, "print JSON");
+  v->callback([&action, a] { action = [a] { return run_validate(*a); }; });
+  auto c = std::make_shared<ValidateArgs>();
+  CLI::App* cal =
+      add_common(app, "calibrate", "fit efficiency and latency constants to nccl-tests logs", c);
+  cal->add_option("-o,--output", c->output, "calibration file to write (default: stdout)");
+  cal->callback([&action, c] { action = [c] { return run_calibrate(*c); }; });
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,60 @@
+// The communication calibration file: the built-in tuning file (topologies/tuning/nccl.json) with
+// the refitted cells replaced, so NcclTuning::parse reads it and `--calibration` swaps it in.
+#include <nlohmann/json.hpp>
+
+#include "comm/tuning_keys.hpp"
+#include "topoplan/embedded.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/nccl_tests.hpp"
+
+namespace topoplan {
+namespace {
+using comm::kAlgoKeys;
+using comm::kHwKeys;
+using nlohmann::ordered_json;
+
+ordered_json row(const double (&cells)[3]) {
+  return ordered_json::array({cells[0], cells[1], cells[2]});
+}
+}  // namespace
+
+std::string write_comm_calibration(const CommCalibration& c, const std::string& provenance) {
+  const auto base = embedded_file("topologies/tuning/nccl.json");
+  if (!base) throw InternalError("embedded topologies/tuning/nccl.json is missing");
+  ordered_json doc = ordered_json::parse(*base);
+  const NcclTuning& t = c.tuning;
+  doc["name"] = "calibrated";
+  doc["source"] =
+      provenance + "; constants not refitted are those of " + doc["source"].get<std::string>();
+  for (int a = 0; a < 6; ++a) {
+    doc["base_latency_us"][kAlgoKeys[a]] = row(t.base_latency_us[a]);
+    for (int h = 0; h < 3; ++h)
+      doc["hw_latency_us"][kHwKeys[h]][kAlgoKeys[a]] = row(t.hw_latency_us[h][a]);
+  }
+  doc["per_arch"]["nvls_efficiency"] = ordered_json::array(
+      {t.nvls_efficiency[0], t.nvls_efficiency[1], t.nvls_efficiency[2], t.nvls_efficiency[3]});
+  doc["protocol_bw"]["ll_factor"] = t.ll_bw_factor;
+  doc["protocol_bw"]["ll128_factor"] = t.ll128_bw_factor;
+  ordered_json eff = ordered_json::object();
+  for (const auto& [type, e] : c.link_efficiency) eff[type] = e;
+  doc["link_efficiency"] = eff;
+  ordered_json fits = ordered_json::array();
+  for (const RegimeFit& f : c.fits) {
+    fits.push_back({{"log", f.source},
+                    {"op", std::string(to_string(f.op))},
+                    {"algorithm", std::string(to_string(f.algorithm))},
+                    {"protocol", std::string(to_string(f.protocol))},
+                    {"rows", f.rows},
+                    {"latency_fitted", f.latency_fitted},
+                    {"measured_latency_us", f.latency_us},
+                    {"measured_GBps", f.GBps},
+                    {"model_latency_us", f.model_latency_us},
+                    {"model_GBps", f.model_GBps},
+                    {"adjusts", f.constant},
+                    {"factor", f.factor}});
+  }
+  doc["fits"] = fits;
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace topoplan

@@ -1,0 +1,208 @@
+// nccl-tests text and -J JSON output → NcclTestsLog (include/topoplan/nccl_tests.hpp). Formats
+// from nccl-tests src/util.cu (writeResultHeader, writeBenchmarkLine*, the JSON writer): a row is
+// size, count, type, redop, root, then time/algbw/busbw/#wrong out-of-place and in-place (with
+// -I 1, four per-iteration columns follow each half).
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "topoplan/error.hpp"
+#include "topoplan/nccl_tests.hpp"
+
+namespace topoplan {
+namespace {
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+bool number(const std::string& text, double& out) {
+  std::size_t used = 0;
+  try {
+    out = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return used == text.size() && std::isfinite(out);
+}
+
+// "all_reduce_perf" / "/path/all_reduce_perf_mpi" / "all_gather_perf.log" → the collective.
+std::optional<CollOp> op_of_program(std::string name) {
+  name = std::filesystem::path(name).filename().string();
+  const std::size_t perf = name.find("_perf");
+  if (perf == std::string::npos) return std::nullopt;
+  try {
+    return parse_coll_op(name.substr(0, perf));
+  } catch (const UnknownNameError&) {
+    return std::nullopt;  // hypercube, scatter, gather: no topoplan collective
+  }
+}
+
+void add_half(NcclTestsLog& log, const std::vector<std::string>& w, std::size_t at, bool in_place,
+              int line) {
+  CollectiveMeasurement m;
+  double size = 0, count = 0;
+  number(w[0], size);
+  number(w[1], count);
+  m.size_bytes = size;
+  m.count = count;
+  m.dtype = w[2];
+  m.in_place = in_place;
+  m.line = line;
+  // A half the test did not run prints blanks or N/A: keep only complete numbers.
+  if (at + 2 < w.size() && number(w[at], m.time_us) && number(w[at + 1], m.algbw_GBps) &&
+      number(w[at + 2], m.busbw_GBps) && m.time_us > 0)
+    log.rows.push_back(m);
+}
+
+void parse_text(const std::string& text, NcclTestsLog& log, int& threads_x_gpus) {
+  std::istringstream in(text);
+  std::string line;
+  std::set<std::string> hosts;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::vector<std::string> w = words(line);
+    if (w.empty()) continue;
+    if (w[0] == "#") {
+      if (w.size() >= 5 && w[1] == "Collective" && w[2] == "test" && w[3] == "starting:")
+        log.program = w[4];
+      if (w.size() >= 5 && w[1] == "nThread" && w[3] == "nGpus") {
+        double t = 0, g = 0;
+        if (number(w[2], t) && number(w[4], g)) threads_x_gpus = static_cast<int>(t * g);
+      }
+      // "#  Rank  0 Group  0 Pid  1234 on host device  0 [0x1b] NVIDIA H100 80GB HBM3"
+      if (w.size() >= 11 && w[1] == "Rank" && w[7] == "on" && w[9] == "device") {
+        ++log.ranks;
+        hosts.insert(w[8]);
+        if (log.gpu_name.empty()) {
+          const std::size_t close = line.find(']');
+          if (close != std::string::npos) {
+            log.gpu_name = line.substr(close + 1);
+            log.gpu_name.erase(0, log.gpu_name.find_first_not_of(' '));
+          }
+        }
+      }
+      continue;
+    }
+    double size = 0;
+    if (!number(w[0], size)) continue;  // NCCL INFO lines, warnings, MPI noise
+    if (w.size() != 13 && w.size() != 21)
+      throw InputError(log.source, "line " + std::to_string(n),
+                       "result row has " + std::to_string(w.size()) +
+                           " columns; expected 13 (size count type redop root, then time algbw "
+                           "busbw #wrong out-of-place and in-place) or 21 (with -I 1)");
+    const std::size_t half = w.size() == 13 ? 4 : 8;
+    add_half(log, w, 5, false, n);
+    add_half(log, w, 5 + half, true, n);
+  }
+  log.nodes = std::max<int>(1, static_cast<int>(hosts.size()));
+}
+
+void parse_json(const std::string& text, NcclTestsLog& log, int& threads_x_gpus) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(log.source, "", std::string("malformed JSON: ") + e.what());
+  }
+  if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() &&
+      doc["args"][0].is_string())
+    log.program = std::filesystem::path(doc["args"][0].get<std::string>()).filename().string();
+  const nlohmann::json* cfg = doc.contains("config") ? &doc["config"] : nullptr;
+  if (cfg && cfg->contains("nthreads") && cfg->contains("ngpus"))
+    threads_x_gpus = (*cfg)["nthreads"].get<int>() * (*cfg)["ngpus"].get<int>();
+  const nlohmann::json* devices = cfg && cfg->contains("devices") ? &(*cfg)["devices"]
+                                  : doc.contains("devices")       ? &doc["devices"]
+                                                                  : nullptr;
+  std::set<std::string> hosts;
+  if (devices && devices->is_array()) {
+    for (const auto& d : *devices) {
+      ++log.ranks;
+      if (d.contains("hostname")) hosts.insert(d["hostname"].get<std::string>());
+      if (log.gpu_name.empty() && d.contains("device_info"))
+        log.gpu_name = d["device_info"].get<std::string>();
+    }
+  }
+  log.nodes = std::max<int>(1, static_cast<int>(hosts.size()));
+  if (!doc.contains("results") || !doc["results"].is_array())
+    throw InputError(log.source, "/results", "missing the \"results\" list");
+  const auto& results = doc["results"];
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    const std::string ptr = "/results/" + std::to_string(i);
+    if (!r.contains("size") || !r["size"].is_number())
+      throw InputError(log.source, ptr + "/size", "expected a number");
+    for (const char* key : {"out_of_place", "in_place"}) {
+      if (!r.contains(key) || !r[key].is_object()) continue;  // null: not run
+      const auto& h = r[key];
+      CollectiveMeasurement m;
+      m.size_bytes = r["size"].get<double>();
+      m.count = r.value("count", 0.0);
+      m.dtype = r.value("type", std::string());
+      m.in_place = std::string(key) == "in_place";
+      m.line = static_cast<int>(i);
+      const char* time_key = h.contains("time") ? "time" : "cpu_time";
+      for (const char* k : {time_key, "alg_bw", "bus_bw"})
+        if (!h.contains(k) || !h[k].is_number())
+          throw InputError(log.source, ptr + "/" + key + "/" + k, "expected a number");
+      m.time_us = h[time_key].get<double>();
+      m.algbw_GBps = h["alg_bw"].get<double>();
+      m.busbw_GBps = h["bus_bw"].get<double>();
+      if (m.time_us > 0) log.rows.push_back(m);
+    }
+  }
+}
+
+// busbw / algbw must be the nccl-tests factor of the operation at this rank count: a log of
+// another test (or a wrong --op) would otherwise be compared against the wrong model.
+void check_factor(const NcclTestsLog& log) {
+  const double want = busbw_factor(log.op, log.ranks);
+  for (const CollectiveMeasurement& m : log.rows) {
+    if (m.algbw_GBps < 1.0) continue;  // printed with 2 decimals: too coarse below 1 GB/s
+    const double got = m.busbw_GBps / m.algbw_GBps;
+    // 2% model slack plus the rounding of two printed decimals (±0.005 on each bandwidth).
+    if (std::abs(got - want) > 0.02 * want + 0.01 / m.algbw_GBps)
+      throw InputError(
+          log.source,
+          (log.source.ends_with(".json") ? "/results/" : "line ") + std::to_string(m.line),
+          "busbw/algbw = " + std::to_string(got) + ", but " + std::string(to_string(log.op)) +
+              " on " + std::to_string(log.ranks) + " ranks has factor " + std::to_string(want) +
+              " (wrong --op?)");
+  }
+}
+
+}  // namespace
+
+NcclTestsLog parse_nccl_tests_log(const std::string& text, const std::string& source,
+                                  std::optional<CollOp> op) {
+  NcclTestsLog log;
+  log.source = source;
+  int threads_x_gpus = 0;
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    parse_json(text, log, threads_x_gpus);
+  } else {
+    parse_text(text, log, threads_x_gpus);
+  }
+  if (log.ranks == 0) log.ranks = threads_x_gpus;
+  std::optional<CollOp> found = op_of_program(log.program);  // the log's own word first
+  if (!found) found = op;
+  if (!found) found = op_of_program(source);
+  if (!found)
+    throw InputError(source, "",
+                     "cannot tell which test this is (no '# Collective test starting' line and "
+                     "no X_perf in the file name); pass --op");
+  log.op = *found;
+  if (log.rows.empty()) throw InputError(source, "", "no result rows found");
+  if (log.ranks < 1)
+    throw InputError(source, "", "no rank count (no '#  Rank' lines and no nThread/nGpus line)");
+  check_factor(log);
+  return log;
+}
+
+}  // namespace topoplan

@@ -1,0 +1,35 @@
+# CLI tests of `topoplan validate` / `calibrate` and `--calibration` (owned by cmd_validate.cpp).
+set(logs ${PROJECT_SOURCE_DIR}/topologies/samples/nccl-tests)
+topoplan_cli_test(validate_h100_nvls ARGS validate --topology hgx-h100-8
+                  --nccl-tests ${logs}/h100-8-all_reduce_nvls.log
+                  EXPECT_STDOUT "all-reduce  1073741824    out      3914.70 .*nvls/Simple.*all +4 +4\\.[0-9]%")
+topoplan_cli_test(validate_json ARGS validate --topology hgx-h100-8 --algo ring --json
+                  --nccl-tests ${logs}/h100-8-all_reduce_ring.log
+                  EXPECT_STDOUT "\"median_abs_rel_error\": 0\\.02")
+# --op only names the test of a log that does not say; this log says all_reduce_perf.
+topoplan_cli_test(validate_op_from_log ARGS validate --topology hgx-h100-8 --op all-gather
+                  --nccl-tests ${logs}/h100-8-all_reduce_nvls.log
+                  EXIT 0 EXPECT_STDOUT "all-reduce")
+topoplan_cli_test(validate_missing_log ARGS validate --topology hgx-h100-8 --nccl-tests nope.log
+                  EXIT 2 EXPECT_STDERR "nope.log")
+# Ring all-reduce on 8 ranks moves 2 x 7/8 of the buffer over each GPU's 450 GB/s NVLink bundle:
+# eff = 1.75 S / ((t - 56 us model latency) x 450e3 B/us); 2 GiB at 10226.1 us gives 0.821,
+# 4 GiB at 20452.2 us 0.819; the size-weighted least squares through the fixed intercept 0.819.
+topoplan_cli_test(calibrate_stdout ARGS calibrate --topology hgx-h100-8 --algo ring
+                  --nccl-tests ${logs}/h100-8-all_reduce_ring.log
+                  EXPECT_STDOUT "\"nvlink4\": 0\\.819")
+topoplan_cli_test(collective_bad_calibration ARGS collective all-reduce --topology hgx-h100-8
+                  --size 1GiB --calibration ${logs}/a100-8-all_reduce_1g.log EXIT 2
+                  EXPECT_STDERR "a100-8-all_reduce_1g.log")
+# --calibration: topologies/samples/calibration/hgx-h100-8-ring.json is `topoplan calibrate` of
+# the ring log above (nvlink4 efficiency 0.844 -> 0.819). The 4 GiB ring all-reduce then predicts
+# 20441 us / 367.7 busbw against the log's 20452.2 us / 367.5 (0.06%); built-in: 378.7 (+3%).
+set(calib ${PROJECT_SOURCE_DIR}/topologies/samples/calibration/hgx-h100-8-ring.json)
+topoplan_cli_test(collective_calibrated ARGS collective all-reduce --topology hgx-h100-8
+                  --size 4GiB --algo ring --calibration ${calib}
+                  EXPECT_STDOUT "20441\\.[0-9]+ +210\\.1[0-9] +367\\.7")
+topoplan_cli_test(plan_calibrated ARGS plan --model llama-3-70b --topology hgx-h100-8
+                  --calibration ${calib} EXPECT_STDOUT "Best: ")
+topoplan_cli_test(validate_calibrated ARGS validate --topology hgx-h100-8 --algo ring
+                  --calibration ${calib} --nccl-tests ${logs}/h100-8-all_reduce_ring.log
+                  EXPECT_STDOUT "all +2 +0\\.[0-9]%")

@@ -1,0 +1,171 @@
+// nccl-tests logs: parsing (text and -J JSON), validation against the model, calibration fits.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "topoplan/error.hpp"
+#include "topoplan/nccl_tests.hpp"
+#include "topoplan/topology_io.hpp"
+
+using namespace topoplan;
+
+namespace {
+
+std::string sample(const std::string& name) {
+  std::ifstream in(std::string(TOPOPLAN_SOURCE_DIR) + "/topologies/samples/nccl-tests/" + name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string error_of(const std::string& text, const std::string& source = "t.log",
+                     std::optional<CollOp> op = std::nullopt) {
+  try {
+    parse_nccl_tests_log(text, source, op);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// An all_reduce row on 8 ranks: busbw = algbw x 2 x 7 / 8 = algbw x 1.75.
+const std::string kRow =
+    "     1048576        262144     float     sum      -1    20.00   52.43   91.75      0    19.00 "
+    "  55.19   96.58      0\n";
+const std::string kRanks =
+    "# nThread 1 nGpus 8 minBytes 8 maxBytes 1048576 step: 2(factor) warmup iters: 5 iters: 20\n";
+
+}  // namespace
+
+TEST_CASE("text log: header, rank lines, out-of-place and in-place rows") {
+  const NcclTestsLog log = parse_nccl_tests_log(sample("h100-8-all_reduce_nvls.log"), "nvls.log");
+  CHECK(log.program == "all_reduce_perf");
+  CHECK(log.op == CollOp::AllReduce);
+  CHECK(log.ranks == 8);
+  CHECK(log.nodes == 1);
+  CHECK(log.gpu_name == "NVIDIA H100 80GB HBM3");
+  REQUIRE(log.rows.size() == 8);  // 4 sizes x (out-of-place, in-place)
+  CHECK(log.rows[0].size_bytes == 1073741824);
+  CHECK_FALSE(log.rows[0].in_place);
+  CHECK(log.rows[1].in_place);
+  CHECK(log.rows[0].busbw_GBps == 480);
+  CHECK(log.rows[0].time_us == doctest::Approx(3914.7));
+}
+
+TEST_CASE("op from the file name or --op; the rank count from nThread x nGpus") {
+  const NcclTestsLog a = parse_nccl_tests_log(kRanks + kRow, "/runs/all_reduce_perf.txt");
+  CHECK(a.op == CollOp::AllReduce);
+  CHECK(a.ranks == 8);
+  CHECK(a.rows.size() == 2);
+  CHECK(error_of(kRanks + kRow) ==
+        "t.log: cannot tell which test this is (no '# Collective test starting' line and no X_perf "
+        "in the file name); pass --op");
+  // An all-gather on 8 ranks has factor 7/8, not the row's 1.75: the wrong test is caught.
+  CHECK(error_of(kRanks + kRow, "t.log", CollOp::AllGather).find("t.log: line 2: busbw/algbw = ") ==
+        0);
+}
+
+TEST_CASE("malformed rows and empty logs name the line") {
+  CHECK(error_of(kRanks + "# Collective test starting: all_reduce_perf\n     1048576   262144  "
+                          "float  sum  -1  20.00\n") ==
+        "t.log: line 3: result row has 6 columns; expected 13 (size count type redop root, then "
+        "time algbw busbw #wrong out-of-place and in-place) or 21 (with -I 1)");
+  CHECK(error_of(kRanks + "# Collective test starting: all_reduce_perf\n") ==
+        "t.log: no result rows found");
+}
+
+TEST_CASE("-J JSON output: results with out_of_place / in_place objects") {
+  // Keys as nccl-tests src/util.cu writes them (args, config.devices, results[].out_of_place).
+  const std::string json = R"({"version": 1, "args": ["./build/all_gather_perf", "-b", "8"],
+    "config": {"nthreads": 1, "ngpus": 4, "devices": [
+      {"rank": 0, "hostname": "a", "device_info": "NVIDIA H100 80GB HBM3"},
+      {"rank": 1, "hostname": "a"}, {"rank": 2, "hostname": "b"}, {"rank": 3, "hostname": "b"}]},
+    "results": [{"size": 4194304, "count": 262144, "type": "float", "redop": "none", "root": "    -1",
+                 "out_of_place": {"time": 40.0, "alg_bw": 104.86, "bus_bw": 78.64, "nwrong": 0},
+                 "in_place": null}]})";
+  const NcclTestsLog log = parse_nccl_tests_log(json, "ag.json");
+  CHECK(log.op == CollOp::AllGather);
+  CHECK(log.ranks == 4);
+  CHECK(log.nodes == 2);
+  CHECK(log.gpu_name == "NVIDIA H100 80GB HBM3");
+  REQUIRE(log.rows.size() == 1);                            // in_place null: not run
+  CHECK(log.rows[0].busbw_GBps == doctest::Approx(78.64));  // 104.86 x 3/4
+  CHECK(error_of(R"({"args": ["all_gather_perf"], "results": [{"count": 1}]})", "x.json")
+            .find("x.json: /results/0/size: expected a number") == 0);
+}
+
+TEST_CASE("published points: the model reproduces them within 5%") {
+  // 8x H100 NVLS ~480 busbw (nccl-tests#212), ring 365-370 (nccl#1455), 8x A100 1 GiB 8142.6 us
+  // (nccl#527); each row within 5% of the measured time with the built-in constants.
+  struct Case {
+    const char* file;
+    const char* topology;
+    Algorithm algo;
+  };
+  for (const Case& c : {Case{"h100-8-all_reduce_nvls.log", "hgx-h100-8", Algorithm::Auto},
+                        Case{"h100-8-all_reduce_ring.log", "hgx-h100-8", Algorithm::Ring},
+                        Case{"a100-8-all_reduce_1g.log", "dgx-a100-8", Algorithm::Auto}}) {
+    CAPTURE(c.file);
+    const Topology t = load_topology(c.topology);
+    Router router(t);
+    CollectiveModel model(router);
+    CollectiveOptions o;
+    o.algorithm = c.algo;
+    const auto rows = validate_log(model, parse_nccl_tests_log(sample(c.file), c.file), o);
+    REQUIRE_FALSE(rows.empty());
+    CHECK(summarize_errors(rows).worst_abs < 0.05);
+  }
+}
+
+TEST_CASE("calibrate recovers a link efficiency the measurements were made with") {
+  // Measurements: the model itself on hgx-h100-8 with nvlink4 at 0.9 x its catalog efficiency,
+  // ring/Simple forced, 1 MiB .. 4 GiB. Ring Simple time = latency + size x k / efficiency, so
+  // the fitted factor is exactly 0.9 and the intercept the model's own latency (no change).
+  const Topology t = load_topology("hgx-h100-8");
+  const double eff = t.link(0).efficiency;  // gpu0-nvswitch nvlink4
+  REQUIRE(t.link(0).type == "nvlink4");
+  const Topology slow = with_link_efficiency(t, {{"nvlink4", 0.9 * eff}});
+  Router r_slow(slow), r(t);
+  CollectiveModel m_slow(r_slow), model(r);
+  CollectiveOptions o;
+  o.algorithm = Algorithm::Ring;
+  o.protocol = Protocol::Simple;
+  NcclTestsLog log;
+  log.source = "synthetic";
+  log.ranks = 8;
+  const std::vector<int> gpus = t.gpus();
+  for (double size = 1 << 20; size <= 4294967296.0; size *= 4) {
+    CollectiveMeasurement m;
+    m.size_bytes = size;
+    m.time_us = m_slow.cost(CollOp::AllReduce, gpus, size, o).time_us;
+    log.rows.push_back(m);
+  }
+  const CommCalibration c = calibrate_comm(model, {log}, o);
+  REQUIRE(c.link_efficiency.size() == 1);
+  CHECK(c.link_efficiency[0].first == "nvlink4");
+  CHECK(c.link_efficiency[0].second == doctest::Approx(0.9 * eff).epsilon(1e-6));
+  REQUIRE(c.fits.size() == 1);
+  CHECK(c.fits[0].latency_fitted);
+  CHECK(c.tuning.base_latency_us[1][2] ==
+        doctest::Approx(NcclTuning::builtin().base_latency_us[1][2]).epsilon(1e-6));
+  // The calibrated model reproduces the measurements; the file reads back the same constants.
+  const NcclTuning back = NcclTuning::parse(write_comm_calibration(c, "test"), "calib.json");
+  REQUIRE(back.link_efficiency.size() == 1);
+  const Topology fixed = with_link_efficiency(t, back.link_efficiency);
+  Router r_fixed(fixed);
+  CollectiveModel calibrated(r_fixed, back);
+  CHECK(summarize_errors(validate_log(calibrated, log, o)).worst_abs < 1e-6);
+}
+
+TEST_CASE("error summary: median and worst by magnitude") {
+  std::vector<ValidationRow> rows(4);
+  rows[0].rel_error = 0.1;
+  rows[1].rel_error = -0.3;
+  rows[2].rel_error = 0.2;
+  rows[3].rel_error = 0.0;
+  const ErrorSummary s = summarize_errors(rows);
+  CHECK(s.median_abs == doctest::Approx(0.15));  // (0.1 + 0.2) / 2
+  CHECK(s.worst_abs == doctest::Approx(0.3));
+  CHECK(s.worst_signed == doctest::Approx(-0.3));
+}
