@@ -51,7 +51,12 @@ struct WeightFormat {
   double scale_block_elems =
       0;  // elements sharing one scale (128*128 DeepSeek FP8; 128 int4 groups); 0: none
   Dtype scale_dtype = Dtype::FP32;
-  // element_bytes(dtype) + element_bytes(scale_dtype) / scale_block_elems.
+  // Asymmetric integer formats (AWQ/GPTQ) also store one zero point per block (packed int4).
+  std::optional<Dtype> zero_point = std::nullopt;
+  // The GEMM dequantizes the weights and runs in the activations' dtype (W8A16/W4A16: vLLM's
+  // Marlin kernels for FP8 on Ampere and FP4 on Hopper); false: the math runs in `dtype`.
+  bool weight_only = false;
+  // element_bytes(dtype) + (element_bytes(scale_dtype) + zero point bytes) / scale_block_elems.
   double bytes_per_element() const;
 };
 
@@ -124,6 +129,22 @@ ModelSpec load_model(const std::string& name_or_path);
 // Checks invariants (positive sizes, heads divisible by kv_heads, top_k <= experts...). Throws
 // InputError naming `source` and the JSON pointer of the offending field.
 void validate_model(const ModelSpec& m, const std::string& source);
+
+// ---- Precision (docs/model-format.md, "Precision") -----------------------------------------
+// The names --precision accepts: bf16, fp16, fp8, fp4 (NVFP4), mxfp4, int4 (AWQ/GPTQ).
+std::vector<std::string> precision_names();
+// The weight format a --precision name stands for; UnknownNameError on anything else.
+WeightFormat precision_format(std::string_view name);
+// Stores the dense and expert GEMM weights (attention, dense MLP, routed and shared experts) in
+// `name`'s format; embedding, LM head, norms and router keep a 16-bit format (the checkpoint's,
+// bf16 when it was quantized). FP8/FP4 math quantizes the MoE dispatch to FP8 (DeepEP).
+void apply_precision(ModelSpec& m, std::string_view name);
+// --kv-dtype: bf16, fp16 or fp8 (vLLM --kv-cache-dtype fp8 = e4m3); UnknownNameError otherwise.
+void apply_kv_dtype(ModelSpec& m, std::string_view name);
+// "fp8 e4m3, fp32 scale per 16384-element block (1.0002 B/param)" for output.
+std::string describe(const WeightFormat& f);
+// describe() of the GEMM weights: one format, or "attention …; experts …" when they differ.
+std::string describe_gemm_formats(const ModelSpec& m);
 
 // ---- Parameters ----------------------------------------------------------------------------
 struct ParamBreakdown {

@@ -155,6 +155,9 @@ struct PlanOutput {
   std::optional<PlanResult> bad_placement;  // the best plan under dp-pp-tp order
   std::string bad_order;
   int strategies_evaluated = 0;
+  // Formats the GPU cannot multiply natively, priced weight-only (fit_formats_to_gpu).
+  std::vector<std::string> precision_notes;
+  std::string weight_format, kv_dtype;  // the model's GEMM weight format and KV dtype, as run
 };
 
 // Every strategy of `gpus` GPUs allowed by the pins (tp × pp × dp = gpus; ep | tp and

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/model_options.hpp"
 #include "report/model_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -17,6 +18,7 @@ struct ModelArgs {
   bool json = false;
   double batch = 1, context = 4096, prompt = 4096;
   int tp = 1, ep = 1;
+  PrecisionOptions precision;
 };
 
 int run_list(const ModelArgs& a) {
@@ -30,7 +32,7 @@ int run_show(const ModelArgs& a) {
   if (a.batch <= 0) throw InputError("--batch", "", "must be positive");
   if (a.prompt <= 0) throw InputError("--prompt", "", "must be positive");
   if (a.context < 0) throw InputError("--context", "", "must not be negative");
-  ModelSpec m = load_model(a.model);
+  ModelSpec m = load_model_with(a.model, a.precision);
   Shard shard{.tp = a.tp, .ep = a.ep};
   if (auto problem = shard_problem(m, shard)) throw InputError("--tp/--ep", "", *problem);
   report::ModelShowOptions o;
@@ -68,6 +70,7 @@ void add_model_command(CLI::App& app, Action& action) {
   show->add_option("--ep", args->ep, "expert parallel degree")
       ->check(positive_count())
       ->capture_default_str();
+  add_precision_flags(*show, args->precision);
   show->callback([&action, args] { action = [args] { return run_show(*args); }; });
 
   add_model_roofline_subcommand(*sub, action);

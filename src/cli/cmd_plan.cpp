@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/model_options.hpp"
 #include "cli/topology_options.hpp"
 #include "report/plan_report.hpp"
 #include "topoplan/error.hpp"
@@ -21,11 +22,12 @@ struct PlanArgs {
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
+  PrecisionOptions precision;
   bool json = false;
 };
 
 int run_plan(PlanArgs& a) {
-  ModelSpec m = load_model(a.model);
+  ModelSpec m = load_model_with(a.model, a.precision);
   Topology t = load_topology(a.topo);
   Router router(t);
   a.req.mode = parse_plan_mode(a.mode);
@@ -94,6 +96,7 @@ void add_plan_command(CLI::App& app, Action& action) {
   sub->add_option("--topology", a->topo.topology, "built-in topology name or JSON file")
       ->capture_default_str();
   add_cluster_flags(*sub, a->topo);
+  add_precision_flags(*sub, a->precision);
   add_workload_flags(*sub, *a);
   add_strategy_flags(*sub, *a);
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");

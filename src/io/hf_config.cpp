@@ -69,22 +69,27 @@ double block_elems(const JsonReader& q, const char* key) {
 // LM head, norms and router keep the checkpoint's 16-bit dtype (DeepSeek-V3's FP8 checkpoint;
 // AutoAWQ/GPTQ leave the MoE gate unquantized).
 // - fp8 (DeepSeek-V3): e4m3 with an fp32 scale per weight_block_size block; MoE dispatch FP8.
-// - awq / gptq: `bits` (4 or 8) integers with an fp16 scale per `group_size` weights. Their packed
-//   zero points (bits/group) are not counted: 0.4% of the 4-bit weight bytes at group 128.
+// - awq / gptq: `bits` (4 or 8) integers with an fp16 scale and a packed `bits`-bit zero point
+//   (qzeros) per `group_size` weights.
 void parse_quantization(const JsonReader& r, ModelSpec& m) {
   if (!r.has("quantization_config")) return;
   JsonReader q = r.object("quantization_config");
   std::string method = q.string("quant_method", "");
   WeightFormat keep = m.dtypes.weights;
   if (method == "fp8") {
-    m.dtypes.weights = {Dtype::FP8, 0, Dtype::FP32};
-    if (q.has("weight_block_size"))
-      m.dtypes.weights.scale_block_elems = block_elems(q, "weight_block_size");
+    m.dtypes.weights = precision_format("fp8");
+    // Without weight_block_size: one per-tensor scale, too small to count.
+    m.dtypes.weights.scale_block_elems =
+        q.has("weight_block_size") ? block_elems(q, "weight_block_size") : 0;
     m.dtypes.moe_dispatch = Dtype::FP8;  // DeepEP dispatches FP8 with these checkpoints
   } else if (method == "awq" || method == "gptq") {
     int bits = q.integer("bits");
     if (bits != 4 && bits != 8) q.fail(q.at("bits"), "supported: 4 or 8");
-    m.dtypes.weights = {bits == 4 ? Dtype::INT4 : Dtype::INT8, 0, Dtype::FP16};
+    m.dtypes.weights = precision_format("int4");  // fp16 scale + packed zero point per group
+    if (bits == 8) m.dtypes.weights.dtype = Dtype::INT8;
+    m.dtypes.weights.zero_point = m.dtypes.weights.dtype;
+    // group_size -1 (GPTQ per-channel): one scale per output row, not counted.
+    m.dtypes.weights.scale_block_elems = 0;
     if (q.has("group_size") && q.raw().at("group_size").is_number_integer() &&
         q.raw().at("group_size").get<long long>() > 0)
       m.dtypes.weights.scale_block_elems = q.raw().at("group_size").get<double>();

@@ -1,5 +1,6 @@
 // Per-layer kernels of one GPU: FLOPs (2 per multiply-add), HBM bytes and GEMM shapes for a
 // workload and a shard. Derivations: docs/model-format.md, "Per-layer cost".
+#include <algorithm>
 #include <cmath>
 
 #include "model/kernels.hpp"
@@ -31,7 +32,14 @@ void add_quant(std::vector<KernelCost>& out, const ModelSpec& m, const WeightFor
   if (math == m.dtypes.activations || rows <= 0) return;
   KernelCost c = elementwise(m, name, rows, cols, 1, 0);  // read the bf16 input once
   c.bytes += rows * cols * element_bytes(math);           // write the quantized copy
-  if (f.scale_block_elems > 0) c.bytes += rows * cols / 128 * element_bytes(Dtype::FP32);
+  // Activation scales follow the weight blocks along k: 1×128 fp32 groups beside 128×128 FP8
+  // weight blocks (DeepSeek-V3 §3.3.2), the weights' own group and scale type for NVFP4 (16,
+  // e4m3) and MXFP4 (32, e8m0).
+  if (f.scale_block_elems > 0) {
+    const bool square = f.scale_block_elems >= 128 * 128;
+    c.bytes += rows * cols / std::min(f.scale_block_elems, 128.0) *
+               element_bytes(square ? Dtype::FP32 : f.scale_dtype);
+  }
   out.push_back(c);
 }
 

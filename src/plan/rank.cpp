@@ -110,6 +110,9 @@ PlanOutput Planner::run() const {
   out.gpus = x.gpus;
   out.request = x.req;
   out.context = x.req.decode_context();
+  out.precision_notes = x.precision_notes;
+  out.weight_format = describe_gemm_formats(x.model);
+  out.kv_dtype = std::string(to_string(x.model.dtypes.kv_cache));
   std::vector<ParetoPoint> all;
   std::vector<Strategy> strategies = enumerate_strategies(x.model, x.gpus, x.req);
   if (strategies.empty())

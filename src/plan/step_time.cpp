@@ -57,7 +57,9 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q)
       gpu(first_gpu(r, req.gpus)),
       cm(ComputeModel::for_gpu(gpu)),
       comm(r),
-      placer(r) {}
+      placer(r) {
+  precision_notes = fit_formats_to_gpu(model, gpu);
+}
 
 Shard Planner::Impl::shard(const Strategy& s) const {
   return Shard{.tp = s.tp, .ep = s.ep, .expert_tp = s.tp / s.ep, .attention_dp = s.attention_dp};

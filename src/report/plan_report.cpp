@@ -99,7 +99,9 @@ ordered_json request_json(const PlanOutput& o) {
                  {"placement", to_string(r.order)},
                  {"mem_util", r.mem_util},
                  {"prefill_chunk", r.prefill_chunk},
-                 {"cuda_graphs", r.cuda_graphs}};
+                 {"cuda_graphs", r.cuda_graphs},
+                 {"weight_format", o.weight_format},
+                 {"kv_dtype", o.kv_dtype}};
   return j;
 }
 
@@ -119,6 +121,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   ordered_json j;
   j["request"] = request_json(out);
   j["strategies_evaluated"] = out.strategies_evaluated;
+  j["precision_notes"] = out.precision_notes;
   ordered_json plans = ordered_json::array();
   for (const PlanResult& p : out.plans) plans.push_back(plan_json(p));
   j["plans"] = std::move(plans);
@@ -171,8 +174,9 @@ void print_header(std::ostream& os, const PlanOutput& o) {
   if (!r.cuda_graphs) os << ", CUDA graphs off (eager decode launches)";
   if (r.mtp_accept > 0)
     os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
-  os << "\n"
-     << o.strategies_evaluated << " strategies evaluated; placement " << to_string(r.order)
+  os << "\nweights " << o.weight_format << "; KV cache " << o.kv_dtype << "\n";
+  for (const std::string& n : o.precision_notes) os << "note: " << n << "\n";
+  os << o.strategies_evaluated << " strategies evaluated; placement " << to_string(r.order)
      << "; tokens/s are output tokens" << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "")
      << "\n\n";
 }

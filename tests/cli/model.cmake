@@ -22,3 +22,5 @@ topoplan_cli_test(model_show_bad_file ARGS model show ${model_inputs}/model_inpu
 topoplan_cli_test(model_show_bad_tp ARGS model show llama-3-8b --tp 3 EXIT 2 EXPECT_STDERR "--tp")
 topoplan_cli_test(model_show_bad_ep ARGS model show llama-3-8b --ep 2 EXIT 2 EXPECT_STDERR "--ep")
 topoplan_cli_test(model_no_subcommand ARGS model EXIT 2)
+topoplan_cli_test(model_show_precision_int4 ARGS model show llama-3-8b --precision int4
+                  EXPECT_STDOUT "weights int4\\+fp16 scales")

@@ -24,3 +24,14 @@ topoplan_cli_test(plan_cuda_graphs_off_table
                   EXPECT_STDOUT "CUDA graphs off.*launch_overhead")
 topoplan_cli_test(plan_bad_cuda_graphs ARGS plan --cuda-graphs yes EXIT 2
                   EXPECT_STDERR "--cuda-graphs: expected 'on' or 'off'")
+# --precision / --kv-dtype (issue 10): Llama-3-70B in FP8 on one H200 without a model file.
+topoplan_cli_test(plan_llama_3_70b_fp8_one_h200
+                  ARGS plan --model llama-3-70b --precision fp8 --kv-dtype fp8 --topology hgx-h200-8
+                       --gpus 1 --mode decode
+                  EXPECT_STDOUT "weights fp8, fp32 scale per 16384 elements.*KV cache fp8.*tp1 pp1 dp1 +yes")
+topoplan_cli_test(plan_fp8_on_a100_weight_only
+                  ARGS plan --model llama-3-8b --precision fp8 --topology dgx-a100-8 --tp 8
+                       --mode decode
+                  EXPECT_STDOUT "note: fp8 weights: A100-SXM-80GB has no fp8 tensor cores; priced as weight-only")
+topoplan_cli_test(plan_bad_precision ARGS plan --precision fp6 EXIT 2 EXPECT_STDERR "fp8")
+topoplan_cli_test(plan_bad_kv_dtype ARGS plan --kv-dtype int4 EXIT 2 EXPECT_STDERR "KV cache dtype")
