@@ -145,7 +145,8 @@ struct ParetoPoint {
 
 struct PlanOutput {
   std::string model, topology, gpu;
-  int gpus = 0;
+  int gpus = 0;           // GPUs the plans use (--gpus, the pinned tp x pp x dp, or all)
+  int topology_gpus = 0;  // GPUs of the topology; the rest stay idle
   PlanRequest request;                 // as given
   double context = 0;                  // decode context used
   std::vector<PlanResult> plans;       // ranked: fitting and within limits first, by the objective

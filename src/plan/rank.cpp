@@ -108,6 +108,7 @@ PlanOutput Planner::run() const {
   out.topology = x.router->topology().name;
   out.gpu = x.gpu.name;
   out.gpus = x.gpus;
+  out.topology_gpus = static_cast<int>(x.router->topology().gpus().size());
   out.request = x.req;
   out.context = x.req.decode_context();
   out.precision_notes = x.precision_notes;

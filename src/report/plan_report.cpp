@@ -87,6 +87,7 @@ ordered_json request_json(const PlanOutput& o) {
                  {"topology", o.topology},
                  {"gpu", o.gpu},
                  {"gpus", o.gpus},
+                 {"topology_gpus", o.topology_gpus},
                  {"mode", to_string(r.mode)},
                  {"batch", r.batch},
                  {"prompt", r.prompt},
@@ -121,6 +122,10 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   ordered_json j;
   j["request"] = request_json(out);
   j["strategies_evaluated"] = out.strategies_evaluated;
+  ordered_json used = ordered_json::array();
+  if (out.placement)
+    for (const RankPlacement& r : out.placement->ranks) used.push_back(r.device_id);
+  j["gpus_used"] = std::move(used);
   j["precision_notes"] = out.precision_notes;
   ordered_json plans = ordered_json::array();
   for (const PlanResult& p : out.plans) plans.push_back(plan_json(p));
@@ -161,8 +166,9 @@ std::string batch_text(double b) {
 
 void print_header(std::ostream& os, const PlanOutput& o) {
   const PlanRequest& r = o.request;
-  os << "topoplan plan: " << o.model << " on " << o.topology << " (" << o.gpus << "x " << o.gpu
-     << "), mode " << to_string(r.mode) << "\n";
+  os << "topoplan plan: " << o.model << " on " << o.topology << " (";
+  if (o.gpus < o.topology_gpus) os << o.gpus << " of ";
+  os << o.topology_gpus << "x " << o.gpu << "), mode " << to_string(r.mode) << "\n";
   os << "workload: prompt " << fmt("%.0f", r.prompt) << ", output " << fmt("%.0f", r.output)
      << ", decode context " << fmt("%.0f", o.context)
      << (r.context > 0 ? "" : " (prompt + output/2)") << ", batch "
@@ -261,6 +267,16 @@ void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& be
   }
 }
 
+// Which GPUs a plan on part of the topology took (vLLM takes the first N visible devices).
+void print_gpus_used(std::ostream& os, const PlanOutput& o) {
+  os << "GPUs used: " << o.gpus << " of " << o.topology_gpus << " (";
+  const auto& ranks = o.placement->ranks;
+  for (std::size_t i = 0; i < ranks.size() && i < 16; ++i)
+    os << (i ? ", " : "") << ranks[i].device_id;
+  if (ranks.size() > 16) os << ", ... " << ranks.size() - 16 << " more";
+  os << "); the other " << o.topology_gpus - o.gpus << " stay idle\n";
+}
+
 void print_pareto(std::ostream& os, const PlanOutput& o) {
   if (o.pareto.size() < 2) return;
   os << "Pareto front (tokens/s/GPU vs tokens/s/user over strategies and batches):\n";
@@ -286,6 +302,7 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   }
   const PlanResult& best = o.plans.front();
   os << "\nBest: " << to_string(best.strategy) << " at batch " << batch_text(best.batch) << "\n";
+  if (o.gpus < o.topology_gpus && o.placement) print_gpus_used(os, o);
   print_memory(os, best.memory);
   if (best.max_batch < 8 && o.request.mode == PlanMode::Serve)
     os << "Note: only " << batch_text(best.max_batch) << " sequence(s) of "

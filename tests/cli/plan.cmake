@@ -35,3 +35,12 @@ topoplan_cli_test(plan_fp8_on_a100_weight_only
                   EXPECT_STDOUT "note: fp8 weights: A100-SXM-80GB has no fp8 tensor cores; priced as weight-only")
 topoplan_cli_test(plan_bad_precision ARGS plan --precision fp6 EXIT 2 EXPECT_STDERR "fp8")
 topoplan_cli_test(plan_bad_kv_dtype ARGS plan --kv-dtype int4 EXIT 2 EXPECT_STDERR "KV cache dtype")
+# Pins on part of the server (issue 10): tp 4 x pp 1 x dp 1 on 8 GPUs plans on the first four.
+topoplan_cli_test(plan_pins_part_of_server
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 4 --pp 1 --dp 1
+                       --mode decode
+                  EXPECT_STDOUT "\\(4 of 8x H100-SXM\\).*GPUs used: 4 of 8 \\(gpu0, gpu1, gpu2, gpu3\\); the other 4 stay idle")
+topoplan_cli_test(plan_pins_part_of_server_json
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 2 --pp 1 --dp 1
+                       --mode prefill --json
+                  EXPECT_STDOUT "\"gpus\": 2,.*\"topology_gpus\": 8.*\"gpus_used\": \\[[^]]*\"gpu0\",[^]]*\"gpu1\"[^]]*\\]")
