@@ -15,6 +15,9 @@ namespace topoplan::cli {
 
 namespace {
 
+// Exit code of a well-formed request that no plan satisfies (README "Exit codes").
+constexpr int kExitNoPlan = 3;
+
 struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
@@ -46,7 +49,7 @@ int run_plan(PlanArgs& a) {
     report::print_plan_json(std::cout, out);
   else
     report::print_plan(std::cout, out);
-  return 0;
+  return out.status == "ok" ? 0 : kExitNoPlan;
 }
 
 void add_workload_flags(CLI::App& sub, PlanArgs& a) {

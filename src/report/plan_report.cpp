@@ -120,6 +120,8 @@ void round_numbers(ordered_json& j) {
 
 void print_plan_json(std::ostream& os, const PlanOutput& out) {
   ordered_json j;
+  j["status"] = out.status;
+  j["message"] = out.status_message;
   j["request"] = request_json(out);
   j["strategies_evaluated"] = out.strategies_evaluated;
   ordered_json used = ordered_json::array();
@@ -139,6 +141,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
                       {"tokens_per_s_per_user", p.tokens_per_s_per_user}});
   j["pareto"] = std::move(pareto);
   j["explanation"] = out.explanation;
+  j["objective_note"] = out.objective_note;
   if (out.bad_placement) {
     const PlanResult& b = *out.bad_placement;
     j["bad_placement"] = {{"order", out.bad_order},
@@ -169,9 +172,11 @@ void print_header(std::ostream& os, const PlanOutput& o) {
   os << "topoplan plan: " << o.model << " on " << o.topology << " (";
   if (o.gpus < o.topology_gpus) os << o.gpus << " of ";
   os << o.topology_gpus << "x " << o.gpu << "), mode " << to_string(r.mode) << "\n";
-  os << "workload: prompt " << fmt("%.0f", r.prompt) << ", output " << fmt("%.0f", r.output)
-     << ", decode context " << fmt("%.0f", o.context)
-     << (r.context > 0 ? "" : " (prompt + output/2)") << ", batch "
+  os << "workload: prompt " << fmt("%.0f", r.prompt);
+  if (r.mode != PlanMode::Prefill)  // prefill mode never generates: no output, no decode context
+    os << ", output " << fmt("%.0f", r.output) << ", decode context " << fmt("%.0f", o.context)
+       << (r.context > 0 ? "" : " (prompt + output/2)");
+  os << ", batch "
      << (r.batch > 0 ? batch_text(r.batch)
                      : (r.mode == PlanMode::Serve ? "searched" : std::string("1")));
   if (r.tpot_max_ms > 0) os << ", TPOT <= " << fmt("%g", r.tpot_max_ms) << " ms";
@@ -293,13 +298,10 @@ void print_pareto(std::ostream& os, const PlanOutput& o) {
 }  // namespace
 
 void print_plan(std::ostream& os, const PlanOutput& o) {
+  if (!o.status_message.empty()) os << o.status_message << "\n\n";
   print_header(os, o);
   print_ranking(os, o);
-  if (o.plans.empty() || !o.plans.front().fits) {
-    os << "\nNo strategy fits. Try more GPUs (--nodes), a shorter --prompt/--output, or "
-          "--mem-util.\n";
-    return;
-  }
+  if (o.plans.empty() || !o.plans.front().fits) return;
   const PlanResult& best = o.plans.front();
   os << "\nBest: " << to_string(best.strategy) << " at batch " << batch_text(best.batch) << "\n";
   if (o.gpus < o.topology_gpus && o.placement) print_gpus_used(os, o);
@@ -312,6 +314,7 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   print_breakdowns(os, best);
   if (o.placement) print_placement(os, o, best);
   if (!o.explanation.empty()) os << "Why: " << o.explanation << "\n";
+  if (!o.objective_note.empty()) os << o.objective_note << "\n";
   if (o.request.mode == PlanMode::Serve) print_pareto(os, o);
 }
 

@@ -44,3 +44,14 @@ topoplan_cli_test(plan_pins_part_of_server_json
                   ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 2 --pp 1 --dp 1
                        --mode prefill --json
                   EXPECT_STDOUT "\"gpus\": 2,.*\"topology_gpus\": 8.*\"gpus_used\": \\[[^]]*\"gpu0\",[^]]*\"gpu1\"[^]]*\\]")
+# Workload semantics (issue 10): exit 3 when nothing fits, said first; prefill ignores --output.
+topoplan_cli_test(plan_nothing_fits_exit3 ARGS plan --model llama-3.1-405b --topology hgx-h100-8
+                  EXIT 3 EXPECT_STDOUT "^No plan fits: .*Hint: .*--precision fp8")
+topoplan_cli_test(plan_limits_unmet_json ARGS plan --model llama-3-8b --topology hgx-h100-8
+                       --tpot-max 1 --json
+                  EXIT 3 EXPECT_STDOUT "\"status\": \"no_plan_meets_limits\"")
+topoplan_cli_test(plan_prefill_full_context ARGS plan --model llama-3-8b --topology hgx-h100-8
+                       --mode prefill --prompt 8192 --output 4096
+                  EXPECT_STDOUT "workload: prompt 8192, batch 1")
+topoplan_cli_test(plan_serve_no_sla ARGS plan --model llama-3-8b --topology hgx-h100-8
+                  EXPECT_STDOUT "No latency limit: this plan maximises output tokens/s per GPU")
