@@ -101,7 +101,12 @@ struct ModelSpec {
   int head_dim = 0;
   bool qkv_bias = false;     // Qwen2/2.5
   bool qk_norm = false;      // Qwen3: RMSNorm of head_dim on q and k
-  bool linear_bias = false;  // biases on every linear (GPT-3)
+  bool linear_bias = false;  // biases on every linear (GPT-3; gpt-oss attention and experts)
+  // Sliding-window attention (gpt-oss: every other layer attends the last 128 tokens): those
+  // layers attend and cache at most `sliding_window` tokens. 0: every layer attends everything.
+  int sliding_window = 0;
+  int sliding_layers = 0;        // how many of the layers use the window
+  bool attention_sinks = false;  // a learned softmax sink logit per head and layer (gpt-oss)
   MlaSpec mla;
   // MLP.
   MlpKind mlp = MlpKind::SwiGlu;
@@ -248,6 +253,9 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ShardLayout& l);
 double kv_bytes_per_token(const ModelSpec& m, const Shard& s, int pp = 1);
 // Whole-model KV bytes per token with no sharding (the usual quoted figure).
 double kv_bytes_per_token(const ModelSpec& m);
+// Tokens of a `tokens`-long sequence the KV cache holds, averaged over the layers: full layers
+// hold all, sliding-window layers at most the window. Multiply by kv_bytes_per_token for bytes.
+double kv_tokens_held(const ModelSpec& m, double tokens);
 
 // ---- Training memory -----------------------------------------------------------------------
 enum class Recompute { None, Selective, Full };

@@ -60,6 +60,22 @@ double attended_keys(const Workload& w) {
   return S * L + S * (S + 1) / 2;
 }
 
+// The same with a window of W keys: token i sees min(L + i, W). The first c = clamp(W − L, 0, S)
+// tokens see L + i, the rest W.
+double windowed_keys(const Workload& w, double W) {
+  double S = w.new_tokens, L = w.context;
+  double c = std::clamp(W - L, 0.0, S);
+  return c * L + c * (c + 1) / 2 + (S - c) * W;
+}
+
+// Averaged over the layers, as the per-layer-type kernels are: full layers attend everything,
+// sliding-window layers (a fraction of them) their window.
+double layer_keys(const ModelSpec& m, const Workload& w) {
+  if (m.sliding_window <= 0 || m.sliding_layers <= 0) return attended_keys(w);
+  double f = double(m.sliding_layers) / m.layers;
+  return (1 - f) * attended_keys(w) + f * windowed_keys(w, m.sliding_window);
+}
+
 // The attention kernel: softmax(QKᵀ)V against L cached plus S new keys per sequence.
 // qk/v: per-head dims of scores and values; kv_tok: cache bytes per token of this layer on
 // this GPU; extra_act: activation bytes read besides q (new K/V, or decompressed MLA K/V).
@@ -67,8 +83,9 @@ KernelCost attention_kernel(const ModelSpec& m, const Workload& w, const AttnLoc
                             double v, double kv_tok, double extra_act) {
   double act = element_bytes(m.dtypes.activations);
   KernelCost c{.name = "attn", .kind = KernelKind::Attention, .math_dtype = m.dtypes.activations};
-  c.flops = 2 * a.heads * (qk + v) * a.batch * attended_keys(w);
-  c.kv_bytes = a.batch * (w.context + w.new_tokens) * kv_tok;  // read L cached, write S new
+  c.flops = 2 * a.heads * (qk + v) * a.batch * layer_keys(m, w);
+  // Read the L cached (at most the window on sliding layers), write S new.
+  c.kv_bytes = a.batch * (kv_tokens_held(m, w.context) + w.new_tokens) * kv_tok;
   c.bytes = c.kv_bytes + a.tokens * a.heads * (qk + v) * act + extra_act;
   c.m = a.tokens;
   c.n = w.context + w.new_tokens;
