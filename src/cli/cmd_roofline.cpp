@@ -53,7 +53,7 @@ void add_model_roofline_subcommand(CLI::App& model, Action& action) {
   auto args = std::make_shared<RooflineArgs>();
   sub->add_option("model", args->model, "built-in name, model JSON or Hugging Face config.json")
       ->required();
-  sub->add_option("--gpu", args->gpu, "GPU from the catalog (topoplan topo list shows servers)")
+  sub->add_option("--gpu", args->gpu, "GPU from the catalog (topoplan topo gpus lists them)")
       ->required();
   sub->add_option("--batch", args->batch, "sequences decoded together")->capture_default_str();
   sub->add_option("--context", args->context, "tokens already in each sequence's KV cache")

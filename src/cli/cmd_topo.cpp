@@ -4,7 +4,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
+#include "report/gpu_report.hpp"
 #include "report/topo_report.hpp"
+#include "topoplan/hardware.hpp"
 #include "topoplan/route.hpp"
 
 namespace topoplan::cli {
@@ -66,6 +68,11 @@ int run_validate(const TopoArgs& a) {
   return diagnostics.empty() ? 0 : 2;
 }
 
+int run_gpus(const TopoArgs& a) {
+  report::print_gpu_list(std::cout, Catalog::builtin(), a.json);
+  return 0;
+}
+
 CLI::App* add_sub(CLI::App& topo, const char* name, const char* help,
                   std::shared_ptr<TopoArgs> args, int (*run)(const TopoArgs&), Action& action) {
   CLI::App* sub = topo.add_subcommand(name, help);
@@ -82,6 +89,8 @@ void add_topo_command(CLI::App& app, Action& action) {
   auto args = std::make_shared<TopoArgs>();
   add_sub(*topo, "list", "built-in topologies with GPU count, GPU model and NVLink domain", args,
           run_list, action);
+  add_sub(*topo, "gpus", "the GPU catalog: names for --gpu and topology files, peaks, memory", args,
+          run_gpus, action);
   CLI::App* show = add_sub(*topo, "show", "summary: devices, bandwidth per GPU, bisection, fabric",
                            args, run_show, action);
   add_topology_options(*show, args->topo);
