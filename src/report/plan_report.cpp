@@ -3,6 +3,7 @@
 #include "report/plan_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -14,6 +15,22 @@ namespace topoplan::report {
 namespace {
 
 using nlohmann::ordered_json;
+
+// Counts (sequences, tokens) are whole numbers: JSON integers. A fractional one (an average)
+// stays a float.
+ordered_json count(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
+// An unset limit or option (0 in the request): null, not 0.0.
+ordered_json unset_if_zero(double v) {
+  return v > 0 ? ordered_json(v) : ordered_json(nullptr);
+}
+
+ordered_json text_or_null(const std::string& s) {
+  return s.empty() ? ordered_json(nullptr) : ordered_json(s);
+}
 
 ordered_json strategy_json(const Strategy& s) {
   return {{"tp", s.tp}, {"pp", s.pp}, {"ep", s.ep}, {"dp", s.dp}, {"attention_dp", s.attention_dp}};
@@ -64,12 +81,12 @@ ordered_json groups_json(const std::vector<GroupSummary>& gs) {
 ordered_json plan_json(const PlanResult& p) {
   ordered_json j{{"strategy", strategy_json(p.strategy)},
                  {"fits", p.fits},
-                 {"reason", p.reason},
+                 {"reason", text_or_null(p.reason)},
                  {"meets_limits", p.meets_limits},
                  {"memory_per_gpu_bytes", p.memory.used_bytes()},
                  {"memory", memory_json(p.memory)},
-                 {"max_batch", p.max_batch},
-                 {"batch", p.batch},
+                 {"max_batch", count(p.max_batch)},
+                 {"batch", count(p.batch)},
                  {"ttft_ms", p.ttft_ms},
                  {"tpot_ms", p.tpot_ms},
                  {"tokens_per_s", p.tokens_per_s},
@@ -89,17 +106,17 @@ ordered_json request_json(const PlanOutput& o) {
                  {"gpus", o.gpus},
                  {"topology_gpus", o.topology_gpus},
                  {"mode", to_string(r.mode)},
-                 {"batch", r.batch},
-                 {"prompt", r.prompt},
-                 {"output", r.output},
-                 {"context", o.context},
-                 {"tpot_max_ms", r.tpot_max_ms},
-                 {"ttft_max_ms", r.ttft_max_ms},
-                 {"mtp_accept", r.mtp_accept},
+                 {"batch", r.batch > 0 ? count(r.batch) : ordered_json(nullptr)},
+                 {"prompt", count(r.prompt)},
+                 {"output", count(r.output)},
+                 {"context", count(o.context)},
+                 {"tpot_max_ms", unset_if_zero(r.tpot_max_ms)},
+                 {"ttft_max_ms", unset_if_zero(r.ttft_max_ms)},
+                 {"mtp_accept", unset_if_zero(r.mtp_accept)},
                  {"mtp_draft", r.mtp_draft},
                  {"placement", to_string(r.order)},
                  {"mem_util", r.mem_util},
-                 {"prefill_chunk", r.prefill_chunk},
+                 {"prefill_chunk", count(r.prefill_chunk)},
                  {"cuda_graphs", r.cuda_graphs},
                  {"weight_format", o.weight_format},
                  {"kv_dtype", o.kv_dtype}};
@@ -121,7 +138,7 @@ void round_numbers(ordered_json& j) {
 void print_plan_json(std::ostream& os, const PlanOutput& out) {
   ordered_json j;
   j["status"] = out.status;
-  j["message"] = out.status_message;
+  j["message"] = text_or_null(out.status_message);
   j["request"] = request_json(out);
   j["strategies_evaluated"] = out.strategies_evaluated;
   ordered_json used = ordered_json::array();
@@ -135,13 +152,15 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   ordered_json pareto = ordered_json::array();
   for (const ParetoPoint& p : out.pareto)
     pareto.push_back({{"strategy", strategy_json(p.strategy)},
-                      {"batch", p.batch},
+                      {"batch", count(p.batch)},
                       {"tpot_ms", p.tpot_ms},
                       {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
                       {"tokens_per_s_per_user", p.tokens_per_s_per_user}});
   j["pareto"] = std::move(pareto);
-  j["explanation"] = out.explanation;
-  j["objective_note"] = out.objective_note;
+  j["explanation"] = text_or_null(out.explanation);
+  j["objective_note"] = text_or_null(out.objective_note);
+  // Always present (null when no plan fits), so every output has the same keys.
+  j["bad_placement"] = nullptr;
   if (out.bad_placement) {
     const PlanResult& b = *out.bad_placement;
     j["bad_placement"] = {{"order", out.bad_order},
@@ -187,7 +206,8 @@ void print_header(std::ostream& os, const PlanOutput& o) {
     os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
   os << "\nweights " << o.weight_format << "; KV cache " << o.kv_dtype << "\n";
   for (const std::string& n : o.precision_notes) os << "note: " << n << "\n";
-  os << o.strategies_evaluated << " strategies evaluated; placement " << to_string(r.order)
+  os << o.strategies_evaluated << (o.strategies_evaluated == 1 ? " strategy" : " strategies")
+     << " evaluated; placement " << to_string(r.order)
      << "; tokens/s are output tokens" << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "")
      << "\n\n";
 }
@@ -210,9 +230,12 @@ void print_ranking(std::ostream& os, const PlanOutput& o) {
   }
   t.print(os);
   int fitting = static_cast<int>(o.plans.size()) - infeasible;
-  if (fitting > shown) os << "(" << fitting - shown << " more fitting strategies; --top N)\n";
+  if (fitting > shown)
+    os << "(" << fitting - shown << " more fitting "
+       << (fitting - shown == 1 ? "strategy" : "strategies") << "; --top N)\n";
   if (infeasible > 0) {
-    os << infeasible << " strategies do not fit, e.g.:\n";
+    os << infeasible << (infeasible == 1 ? " strategy does" : " strategies do")
+       << " not fit, e.g.:\n";
     int n = 0;
     for (const PlanResult& p : o.plans)
       if (!p.fits && n++ < 3) os << "  " << to_string(p.strategy) << ": " << p.reason << "\n";
@@ -256,7 +279,8 @@ void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& be
     os << "  ... " << pl.ranks.size() - limit << " more ranks (--json)\n";
   Table g({"group", "groups", "size", "class", "bottleneck GB/s", "link", "crosses nodes"});
   for (const GroupSummary& s : best.groups)
-    g.add_row({s.kind, std::to_string(s.groups), std::to_string(s.size),
+    if (s.size > 1)  // a group of one GPU communicates nothing (ep of a dense model, tp1)
+      g.add_row({s.kind, std::to_string(s.groups), std::to_string(s.size),
                std::string(to_string(s.worst_class)), fmt("%.0f", s.bottleneck_GBps),
                s.bottleneck_link.empty() ? "-" : s.bottleneck_link,
                s.crosses_nodes ? "yes" : "no"});

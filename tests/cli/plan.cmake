@@ -55,3 +55,11 @@ topoplan_cli_test(plan_prefill_full_context ARGS plan --model llama-3-8b --topol
                   EXPECT_STDOUT "workload: prompt 8192, batch 1")
 topoplan_cli_test(plan_serve_no_sla ARGS plan --model llama-3-8b --topology hgx-h100-8
                   EXPECT_STDOUT "No latency limit: this plan maximises output tokens/s per GPU")
+# Output (issue 10): counts are JSON integers, unset values null, the same keys when nothing fits.
+topoplan_cli_test(plan_json_nulls_when_nothing_fits
+                  ARGS plan --model llama-3.1-405b --topology hgx-h100-8 --json
+                  EXIT 3
+                  EXPECT_STDOUT "\"batch\": null,\n    \"prompt\": 1024,.*\"tpot_max_ms\": null.*\"bad_placement\": null")
+topoplan_cli_test(plan_one_strategy_singular
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 8 --mode decode
+                  EXPECT_STDOUT "\n1 strategy evaluated")
