@@ -5,8 +5,8 @@
 #include <set>
 
 #include "cli/commands.hpp"
-#include "io/topology_ranges.hpp"
 #include "cli/topology_options.hpp"
+#include "io/topology_ranges.hpp"
 #include "report/collective_report.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/dtype.hpp"
@@ -180,6 +180,7 @@ void add_collective_command(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "collective",
       "predict a collective's time and bus bandwidth (like nccl-tests) on a topology");
+  add_example(*sub, "topoplan collective all-reduce --topology hgx-h100-8 --sweep 8:8G:2");
   sub->add_option("OP", args->op,
                   "all-reduce | all-gather | reduce-scatter | broadcast | reduce | all-to-all | "
                   "send-recv")

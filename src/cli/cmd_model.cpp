@@ -49,9 +49,11 @@ int run_show(const ModelArgs& a) {
 void add_model_command(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("model", "model catalog: parameters, memory, per-layer cost");
   sub->require_subcommand(1);
+  add_example(*sub, "topoplan model show llama-3.1-70b --precision fp8 --tp 4");
   auto args = std::make_shared<ModelArgs>();
 
   auto* list = sub->add_subcommand("list", "built-in models with parameter counts");
+  add_example(*list, "topoplan model list --json");
   list->add_flag("--json", args->json, "print JSON (stable keys, see docs/model-format.md)");
   list->callback([&action, args] { action = [args] { return run_list(*args); }; });
 
@@ -71,6 +73,7 @@ void add_model_command(CLI::App& app, Action& action) {
       ->check(positive_count())
       ->capture_default_str();
   add_precision_flags(*show, args->precision);
+  add_example(*show, "topoplan model show deepseek-r1 --tp 8 --ep 8 --batch 64");
   show->callback([&action, args] { action = [args] { return run_show(*args); }; });
 
   add_model_roofline_subcommand(*sub, action);

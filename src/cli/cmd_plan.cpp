@@ -103,6 +103,7 @@ void add_plan_command(CLI::App& app, Action& action) {
   add_workload_flags(*sub, *a);
   add_strategy_flags(*sub, *a);
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
+  add_example(*sub, "topoplan plan --model deepseek-r1 --topology hgx-h20-8 --tpot-max 50 --json");
   sub->callback([&action, a] { action = [a] { return run_plan(*a); }; });
 }
 

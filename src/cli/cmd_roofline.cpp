@@ -37,9 +37,16 @@ int run_roofline(const RooflineArgs& a) {
   Workload w{.phase = Phase::Decode, .batch = a.batch, .new_tokens = 1, .context = a.context};
   const Shard s{.tp = a.tp};
   const RooflineResult r = decode_roofline(m, cm, w, s);
-  report::RooflineContext ctx{
-      m.name, a.gpu, cm.peak_hbm_GBps(), cm.bandwidth_overridden(), cm.measured(), cm.provenance(),
-      w,      s,  describe_gemm_formats(m), std::move(notes)};
+  report::RooflineContext ctx{m.name,
+                              a.gpu,
+                              cm.peak_hbm_GBps(),
+                              cm.bandwidth_overridden(),
+                              cm.measured(),
+                              cm.provenance(),
+                              w,
+                              s,
+                              describe_gemm_formats(m),
+                              std::move(notes)};
   report::print_roofline(std::cout, ctx, r, a.json);
   return 0;
 }
@@ -64,6 +71,7 @@ void add_model_roofline_subcommand(CLI::App& model, Action& action) {
   sub->add_option("--mem-bw", args->mem_bw,
                   "override the memory bandwidth, e.g. 64GB/s for a CPU host (curve shapes kept)");
   add_precision_flags(*sub, args->precision);
+  add_example(*sub, "topoplan model roofline llama-3-70b --gpu H200-SXM --precision fp8 --batch 8");
   sub->add_flag("--json", args->json, "print JSON (stable keys, see docs/compute-model.md)");
   sub->callback([&action, args] { action = [args] { return run_roofline(*args); }; });
 }

@@ -76,6 +76,10 @@ int run_gpus(const TopoArgs& a) {
 CLI::App* add_sub(CLI::App& topo, const char* name, const char* help,
                   std::shared_ptr<TopoArgs> args, int (*run)(const TopoArgs&), Action& action) {
   CLI::App* sub = topo.add_subcommand(name, help);
+  add_example(*sub, std::string("topoplan topo ") + name +
+                        (std::string(name) == "list" || std::string(name) == "gpus" ? " --json"
+                         : std::string(name) == "validate" ? " examples/mini-h20-4.json"
+                                                           : " hgx-h100-8 --nodes 2"));
   sub->add_flag("--json", args->json, "print JSON (stable keys, see docs/routing.md)");
   sub->callback([&action, args, run] { action = [args, run] { return run(*args); }; });
   return sub;
@@ -86,6 +90,7 @@ CLI::App* add_sub(CLI::App& topo, const char* name, const char* help,
 void add_topo_command(CLI::App& app, Action& action) {
   CLI::App* topo = app.add_subcommand("topo", "inspect topologies: servers, clusters, paths");
   topo->require_subcommand(1);
+  add_example(*topo, "topoplan topo paths hgx-h100-8");
   auto args = std::make_shared<TopoArgs>();
   add_sub(*topo, "list", "built-in topologies with GPU count, GPU model and NVLink domain", args,
           run_list, action);

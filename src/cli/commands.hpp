@@ -29,6 +29,11 @@ inline CLI::Validator positive_count() {
       "POSITIVE");
 }
 
+// Every --help ends with an example command line.
+inline void add_example(CLI::App& cmd, const std::string& example) {
+  cmd.footer("\nExample:\n  " + example);
+}
+
 void add_topo_command(CLI::App& app, Action& action);
 void add_collective_command(CLI::App& app, Action& action);
 void add_model_command(CLI::App& app, Action& action);  // model list / show (cmd_model.cpp)
