@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
 #include "report/gpu_report.hpp"
+#include "report/topo_nic_report.hpp"
 #include "report/topo_report.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/route.hpp"
@@ -57,6 +58,7 @@ int run_paths(const TopoArgs& a) {
   std::vector<int> nics;
   for (int g : gpus) nics.push_back(router.nic_of_gpu(g));
   report::print_topo_paths(std::cout, t, gpu_path_matrix(router, gpus), nics, a.json);
+  if (!a.json) report::print_smi_matrix(std::cout, router, gpus);
   return 0;
 }
 
