@@ -160,14 +160,14 @@ struct ParetoPoint {
 
 struct PlanOutput {
   std::string model, topology, gpu;
-  int gpus = 0;           // GPUs the plans use (--gpus, the pinned tp x pp x dp, or all)
-  int topology_gpus = 0;  // GPUs of the topology; the rest stay idle
-  PlanRequest request;                 // as given
-  double context = 0;                  // decode context used
-  std::vector<PlanResult> plans;       // ranked: fitting and within limits first, by the objective
-  std::vector<ParetoPoint> pareto;     // non-dominated over every fitting strategy and batch
-  std::string explanation;             // why the best plan beats the runner-up
-  std::optional<Placement> placement;  // of the best plan
+  int gpus = 0;                     // GPUs the plans use (--gpus, the pinned tp x pp x dp, or all)
+  int topology_gpus = 0;            // GPUs of the topology; the rest stay idle
+  PlanRequest request;              // as given
+  double context = 0;               // decode context used
+  std::vector<PlanResult> plans;    // ranked: fitting and within limits first, by the objective
+  std::vector<ParetoPoint> pareto;  // non-dominated over every fitting strategy and batch
+  std::string explanation;          // why the best plan beats the runner-up
+  std::optional<Placement> placement;       // of the best plan
   std::optional<PlanResult> bad_placement;  // the best plan under dp-pp-tp order
   std::string bad_order;
   int strategies_evaluated = 0;

@@ -20,13 +20,17 @@ struct Family {
   const char* model_type;
   const char* architecture;
 };
-const std::vector<Family> kFamilies = {
-    {"llama", "LlamaForCausalLM"},           {"mistral", "MistralForCausalLM"},
-    {"qwen2", "Qwen2ForCausalLM"},           {"qwen3", "Qwen3ForCausalLM"},
-    {"qwen3_moe", "Qwen3MoeForCausalLM"},    {"mixtral", "MixtralForCausalLM"},
-    {"deepseek_v2", "DeepseekV2ForCausalLM"}, {"deepseek_v3", "DeepseekV3ForCausalLM"},
-    {"kimi_k2", "KimiK2ForCausalLM"},        {"gpt_oss", "GptOssForCausalLM"},
-    {"glm4_moe", "Glm4MoeForCausalLM"}};
+const std::vector<Family> kFamilies = {{"llama", "LlamaForCausalLM"},
+                                       {"mistral", "MistralForCausalLM"},
+                                       {"qwen2", "Qwen2ForCausalLM"},
+                                       {"qwen3", "Qwen3ForCausalLM"},
+                                       {"qwen3_moe", "Qwen3MoeForCausalLM"},
+                                       {"mixtral", "MixtralForCausalLM"},
+                                       {"deepseek_v2", "DeepseekV2ForCausalLM"},
+                                       {"deepseek_v3", "DeepseekV3ForCausalLM"},
+                                       {"kimi_k2", "KimiK2ForCausalLM"},
+                                       {"gpt_oss", "GptOssForCausalLM"},
+                                       {"glm4_moe", "Glm4MoeForCausalLM"}};
 
 bool deepseek_like(const std::string& type) {
   return type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
@@ -44,8 +48,8 @@ std::string family_of(const JsonReader& r) {
   std::string list;
   for (const Family& f : kFamilies) list += (list.empty() ? "" : ", ") + std::string(f.model_type);
   r.fail(type.empty() ? "/architectures" : "/model_type",
-         "unsupported model_type \"" + type + "\" and no known architectures entry (supported: " +
-             list + ")");
+         "unsupported model_type \"" + type +
+             "\" and no known architectures entry (supported: " + list + ")");
 }
 
 // "…/Meta-Llama-3-8B/config.json" → "Meta-Llama-3-8B"; "foo.json" → "foo".
@@ -93,9 +97,9 @@ void parse_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
   } else if (type == "gpt_oss") {
     m.moe.num_experts = r.integer("num_local_experts");
     m.moe.expert_intermediate = m.intermediate;
-    m.intermediate = 0;            // every layer is MoE
-    m.moe.router_bias = true;      // the router linear has a bias
-  } else {  // deepseek_v2 / deepseek_v3 / kimi_k2 / glm4_moe
+    m.intermediate = 0;        // every layer is MoE
+    m.moe.router_bias = true;  // the router linear has a bias
+  } else {                     // deepseek_v2 / deepseek_v3 / kimi_k2 / glm4_moe
     m.moe.num_experts = r.integer("n_routed_experts");
     m.moe.expert_intermediate = r.integer("moe_intermediate_size");
     m.moe.num_shared_experts = r.integer("n_shared_experts", 0);

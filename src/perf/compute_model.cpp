@@ -102,7 +102,7 @@ double ComputeModel::peak_TFLOPS(Dtype d) const noexcept {
       return gpu_.fp4_TFLOPS > 0 ? gpu_.fp4_TFLOPS : (gpu_.fp8_TFLOPS > 0 ? gpu_.fp8_TFLOPS : bf16);
     case Dtype::INT4:
     case Dtype::E8M0:  // a scale type, never GEMM math
-      return bf16;  // no int4 tensor path on Hopper: dequantized to bf16 math
+      return bf16;     // no int4 tensor path on Hopper: dequantized to bf16 math
   }
   return bf16;
 }

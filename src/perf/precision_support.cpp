@@ -52,7 +52,8 @@ std::vector<std::string> fit_formats_to_gpu(ModelSpec& m, const GpuSpec& gpu) {
   for (auto& o : m.dtypes.overrides)
     if (o) fit(*o);
   // 16-bit expert math takes 16-bit tokens: no FP8 dispatch without FP8 experts.
-  if (m.dtypes.format(Part::RoutedExperts).weight_only) m.dtypes.moe_dispatch = m.dtypes.activations;
+  if (m.dtypes.format(Part::RoutedExperts).weight_only)
+    m.dtypes.moe_dispatch = m.dtypes.activations;
   return notes;
 }
 

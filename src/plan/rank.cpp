@@ -96,12 +96,14 @@ std::string explain(const PlanResult& best, const PlanResult& next, PlanMode mod
 void explain_no_fit(PlanOutput& out) {
   const PlanResult* closest = &out.plans.front();
   for (const PlanResult& p : out.plans)
-    if (p.memory.capacity_bytes > 0 && (closest->memory.capacity_bytes <= 0 ||
-                                        p.memory.kv_capacity_bytes > closest->memory.kv_capacity_bytes))
+    if (p.memory.capacity_bytes > 0 &&
+        (closest->memory.capacity_bytes <= 0 ||
+         p.memory.kv_capacity_bytes > closest->memory.kv_capacity_bytes))
       closest = &p;
   const std::string& why = closest->reason;
-  std::string hint = "try a smaller --batch or --prompt/--output, more GPUs (--nodes N), FP8 "
-                     "weights (--precision fp8) or an FP8 KV cache (--kv-dtype fp8)";
+  std::string hint =
+      "try a smaller --batch or --prompt/--output, more GPUs (--nodes N), FP8 "
+      "weights (--precision fp8) or an FP8 KV cache (--kv-dtype fp8)";
   if (why.find("path class") != std::string::npos)
     hint = "allow a worse --max-tp-class, or pin a smaller --tp";
   else if (why.find("divisible") != std::string::npos)
@@ -180,10 +182,11 @@ PlanOutput Planner::run() const {
   if (!best.meets_limits) explain_limits(out, x.req);
   if (x.req.mode == PlanMode::Serve && x.req.batch <= 0 && x.req.tpot_max_ms <= 0 &&
       x.req.ttft_max_ms <= 0)
-    out.objective_note = "No latency limit: this plan maximises output tokens/s per GPU and runs at " +
-                         num("%.1f", best.tokens_per_s_per_user) +
-                         " tokens/s per user. Set an SLA, e.g. --tpot-max 50 (20 tokens/s/user) "
-                         "and --ttft-max 2000, to trade throughput for interactivity.";
+    out.objective_note =
+        "No latency limit: this plan maximises output tokens/s per GPU and runs at " +
+        num("%.1f", best.tokens_per_s_per_user) +
+        " tokens/s per user. Set an SLA, e.g. --tpot-max 50 (20 tokens/s/user) "
+        "and --ttft-max 2000, to trade throughput for interactivity.";
   out.placement = x.placer.place(best.strategy, x.req.order);
   for (std::size_t i = 0; i < out.plans.size() && i < static_cast<std::size_t>(x.req.top); ++i) {
     if (!out.plans[i].fits) continue;

@@ -22,9 +22,9 @@ const GpuSpec& first_gpu(const Router& r, int gpus) {
   if (t.gpus().empty()) throw InputError(t.name, "", "the topology has no GPUs to plan on");
   if (gpus > static_cast<int>(t.gpus().size()))
     throw InputError("--gpus", "",
-                     std::to_string(gpus) + " GPUs asked (--gpus, or the pinned tp x pp x dp) but " +
-                         t.name + " has " +
-                         std::to_string(t.gpus().size()));
+                     std::to_string(gpus) +
+                         " GPUs asked (--gpus, or the pinned tp x pp x dp) but " + t.name +
+                         " has " + std::to_string(t.gpus().size()));
   return t.gpu_spec(t.gpus().front());
 }
 

@@ -203,8 +203,8 @@ void print_model_list(std::ostream& os, const std::vector<ModelSpec>& models, bo
                      {"layers", m.layers},
                      {"hidden_size", m.hidden},
                      {"weight_dtype", to_string(m.dtypes.weights.dtype)},
-                     {"expert_dtype", m.is_moe() ? ordered_json(to_string(m.dtypes.format(
-                                                      Part::RoutedExperts).dtype))
+                     {"expert_dtype", m.is_moe() ? ordered_json(to_string(
+                                                       m.dtypes.format(Part::RoutedExperts).dtype))
                                                  : ordered_json(nullptr)},
                      {"max_context", m.max_context},
                      {"kv_bytes_per_token", json_number(kv_bytes_per_token(m))}});
@@ -218,7 +218,8 @@ void print_model_list(std::ostream& os, const std::vector<ModelSpec>& models, bo
     // "bf16/fp4" when the experts are stored differently (gpt-oss: MXFP4 experts).
     std::string dtype(to_string(m.dtypes.weights.dtype));
     const Dtype experts = m.dtypes.format(Part::RoutedExperts).dtype;
-    if (m.is_moe() && experts != m.dtypes.weights.dtype) dtype += "/" + std::string(to_string(experts));
+    if (m.is_moe() && experts != m.dtypes.weights.dtype)
+      dtype += "/" + std::string(to_string(experts));
     // Contexts are powers-of-two multiples of 1024 tokens: "128K" for 131072.
     std::string context = m.max_context % 1024 == 0 ? std::to_string(m.max_context / 1024) + "K"
                                                     : std::to_string(m.max_context);

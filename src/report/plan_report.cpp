@@ -207,9 +207,8 @@ void print_header(std::ostream& os, const PlanOutput& o) {
   os << "\nweights " << o.weight_format << "; KV cache " << o.kv_dtype << "\n";
   for (const std::string& n : o.precision_notes) os << "note: " << n << "\n";
   os << o.strategies_evaluated << (o.strategies_evaluated == 1 ? " strategy" : " strategies")
-     << " evaluated; placement " << to_string(r.order)
-     << "; tokens/s are output tokens" << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "")
-     << "\n\n";
+     << " evaluated; placement " << to_string(r.order) << "; tokens/s are output tokens"
+     << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "") << "\n\n";
 }
 
 void print_ranking(std::ostream& os, const PlanOutput& o) {
@@ -281,9 +280,9 @@ void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& be
   for (const GroupSummary& s : best.groups)
     if (s.size > 1)  // a group of one GPU communicates nothing (ep of a dense model, tp1)
       g.add_row({s.kind, std::to_string(s.groups), std::to_string(s.size),
-               std::string(to_string(s.worst_class)), fmt("%.0f", s.bottleneck_GBps),
-               s.bottleneck_link.empty() ? "-" : s.bottleneck_link,
-               s.crosses_nodes ? "yes" : "no"});
+                 std::string(to_string(s.worst_class)), fmt("%.0f", s.bottleneck_GBps),
+                 s.bottleneck_link.empty() ? "-" : s.bottleneck_link,
+                 s.crosses_nodes ? "yes" : "no"});
   g.print(os, "  ");
   if (o.bad_placement && o.bad_placement->fits) {
     const PlanResult& b = *o.bad_placement;

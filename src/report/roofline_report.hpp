@@ -19,7 +19,7 @@ struct RooflineContext {
   std::string provenance;
   Workload workload;
   Shard shard;
-  std::string weight_format;               // describe_gemm_formats of the model as run
+  std::string weight_format;                 // describe_gemm_formats of the model as run
   std::vector<std::string> precision_notes;  // formats run weight-only on this GPU
 };
 

@@ -35,11 +35,10 @@ TEST_CASE("HF families: total parameters within 1% of the published figures") {
   // card 30.5B; Mixtral-8x7B paper (arXiv:2401.04088) 46.7B; DeepSeek-V2-Lite card 15.7B;
   // DeepSeek-V3 report 671B; gpt-oss model card 116.83B; GLM-4.5 report 355B (its MTP layer
   // excluded here, as for DeepSeek).
-  const Case cases[] = {{"llama-3.1-8b", 8.03e9},    {"qwen2.5-72b", 72.7e9},
-                        {"qwen3-32b", 32.8e9},       {"qwen3-30b-a3b", 30.5e9},
-                        {"mixtral-8x7b", 46.7e9},    {"deepseek-v2-lite", 15.7e9},
-                        {"deepseek-v3", 671e9},      {"gpt-oss-120b", 116.83e9},
-                        {"glm-4.5", 355e9}};
+  const Case cases[] = {
+      {"llama-3.1-8b", 8.03e9},  {"qwen2.5-72b", 72.7e9},    {"qwen3-32b", 32.8e9},
+      {"qwen3-30b-a3b", 30.5e9}, {"mixtral-8x7b", 46.7e9},   {"deepseek-v2-lite", 15.7e9},
+      {"deepseek-v3", 671e9},    {"gpt-oss-120b", 116.83e9}, {"glm-4.5", 355e9}};
   for (const Case& c : cases) {
     CAPTURE(c.file);
     close(count_params(hf(c.file)).total.sum(), c.published, 0.01);

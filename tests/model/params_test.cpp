@@ -91,15 +91,24 @@ TEST_CASE("built-in totals within 1% of published figures") {
   // (72.7B); Qwen3-235B-A22B model card (235B); Mistral's Mixtral 8x22B announcement (141B);
   // DeepSeek-V3 report arXiv:2412.19437 abstract (671B, same for R1); GPT-3 paper Table 2.1
   // (175.0B).
-  const Case cases[] = {
-      {"llama-2-7b", 6.74e9},     {"llama-2-70b", 69.0e9},   {"llama-3-8b", 8.03e9},
-      {"llama-3-70b", 70.6e9},    {"llama-3.1-405b", 405e9}, {"qwen2.5-72b", 72.7e9},
-      {"qwen3-235b-a22b", 235e9}, {"mixtral-8x22b", 141e9},  {"deepseek-v3", 671e9},
-      {"deepseek-r1", 671e9},     {"gpt3-175b", 175.0e9},
-      // Llama 3.1 8B/70B model pages (8.03B, 70.6B); Qwen3-32B card (32.8B); gpt-oss model
-      // card arXiv:2508.10925 (116.83B); DeepSeek-V3.1 card (671B).
-      {"llama-3.1-8b", 8.03e9},   {"llama-3.1-70b", 70.6e9}, {"qwen3-32b", 32.8e9},
-      {"gpt-oss-120b", 116.83e9}, {"deepseek-v3.1", 671e9}};
+  const Case cases[] = {{"llama-2-7b", 6.74e9},
+                        {"llama-2-70b", 69.0e9},
+                        {"llama-3-8b", 8.03e9},
+                        {"llama-3-70b", 70.6e9},
+                        {"llama-3.1-405b", 405e9},
+                        {"qwen2.5-72b", 72.7e9},
+                        {"qwen3-235b-a22b", 235e9},
+                        {"mixtral-8x22b", 141e9},
+                        {"deepseek-v3", 671e9},
+                        {"deepseek-r1", 671e9},
+                        {"gpt3-175b", 175.0e9},
+                        // Llama 3.1 8B/70B model pages (8.03B, 70.6B); Qwen3-32B card (32.8B);
+                        // gpt-oss model card arXiv:2508.10925 (116.83B); DeepSeek-V3.1 card (671B).
+                        {"llama-3.1-8b", 8.03e9},
+                        {"llama-3.1-70b", 70.6e9},
+                        {"qwen3-32b", 32.8e9},
+                        {"gpt-oss-120b", 116.83e9},
+                        {"deepseek-v3.1", 671e9}};
   for (const auto& c : cases) {
     CAPTURE(c.name);
     check_close(count_params(load_model(c.name)).total.sum(), c.total, 0.01);

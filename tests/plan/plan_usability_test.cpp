@@ -102,7 +102,7 @@ TEST_CASE("the Pareto front honours --tpot-max; limits nobody meets are reported
   for (const ParetoPoint& p : out.pareto) CHECK(p.tpot_ms <= 6);
   CHECK(out.status == "ok");
   CHECK(out.objective_note.empty());  // an SLA was given
-  r.tpot_max_ms = 1;  // below any plan's TPOT on H100
+  r.tpot_max_ms = 1;                  // below any plan's TPOT on H100
   out = plan(load_model("llama-3-8b"), *h100.router, r);
   CHECK(out.pareto.empty());
   CHECK(out.status == "no_plan_meets_limits");
