@@ -7,21 +7,17 @@
 #include <sstream>
 #include <string>
 
+#include "model/published.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 
 using namespace topoplan;
+using topoplan::test::check_close;
 
 namespace {
 
 ModelSpec hf(const std::string& name) {
   return load_model(std::string(TOPOPLAN_SOURCE_DIR) + "/tests/model/data/hf/" + name + ".json");
-}
-
-void close(double computed, double published, double tol) {
-  CAPTURE(computed);
-  CAPTURE(published);
-  CHECK(std::abs(computed - published) <= tol * published);
 }
 
 }  // namespace
@@ -41,25 +37,25 @@ TEST_CASE("HF families: total parameters within 1% of the published figures") {
       {"deepseek-v3", 671e9},    {"gpt-oss-120b", 116.83e9}, {"glm-4.5", 355e9}};
   for (const Case& c : cases) {
     CAPTURE(c.file);
-    close(count_params(hf(c.file)).total.sum(), c.published, 0.01);
+    check_close(count_params(hf(c.file)).total.sum(), c.published, 0.01);
   }
 }
 
 TEST_CASE("HF families: active parameters vs published, each publisher's convention") {
   // gpt-oss card: 5.13B active (LM head in, embedding out, our convention).
-  close(count_params(hf("gpt-oss-120b")).active.sum(), 5.13e9, 0.01);
+  check_close(count_params(hf("gpt-oss-120b")).active.sum(), 5.13e9, 0.01);
   // DeepSeek-V3: 37B, rounded to the billion (existing built-in test: 1.35%).
-  close(count_params(hf("deepseek-v3")).active.sum(), 37e9, 0.0135);
+  check_close(count_params(hf("deepseek-v3")).active.sum(), 37e9, 0.0135);
   // Mistral and Qwen count the embedding rows as active: 12.75B + 0.13B = 12.88B vs 12.9B;
   // 3.04B + 0.31B = 3.353B vs Qwen3-30B-A3B's 3.3B: 1.6% (the card rounds to 0.1B; we are
   // 0.003B past the rounding interval, so the tolerance is 1.7%, not 1%).
   ParamCount mix = count_params(hf("mixtral-8x7b"));
-  close(mix.active.sum() + mix.total[Part::Embedding], 12.9e9, 0.01);
+  check_close(mix.active.sum() + mix.total[Part::Embedding], 12.9e9, 0.01);
   ParamCount q = count_params(hf("qwen3-30b-a3b"));
-  close(q.active.sum() + q.total[Part::Embedding], 3.3e9, 0.017);
+  check_close(q.active.sum() + q.total[Part::Embedding], 3.3e9, 0.017);
   // GLM-4.5: 32B active counts neither embedding nor LM head: 32.86B − 0.78B = 32.08B.
   ParamCount g = count_params(hf("glm-4.5"));
-  close(g.active.sum() - g.total[Part::LmHead], 32e9, 0.01);
+  check_close(g.active.sum() - g.total[Part::LmHead], 32e9, 0.01);
 }
 
 TEST_CASE("Kimi-K2 (kimi_k2, DeepSeek-V3's shape): 384 experts, 64 heads") {
@@ -70,8 +66,8 @@ TEST_CASE("Kimi-K2 (kimi_k2, DeepSeek-V3's shape): 384 experts, 64 heads") {
   ParamCount c = count_params(m);
   // Published (model card): "1T total, 32B activated", rounded. We get 1026.4B and 31.69B:
   // 2.6% and 1.0% from the rounded figures; the tech report's 1.04T is 1.3% away.
-  close(c.total.sum(), 1.04e12, 0.014);
-  close(c.active.sum(), 32e9, 0.011);
+  check_close(c.total.sum(), 1.04e12, 0.014);
+  check_close(c.active.sum(), 32e9, 0.011);
 }
 
 TEST_CASE("gpt-oss: sliding-window layers, sinks, biases, MXFP4 experts") {

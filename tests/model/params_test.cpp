@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/published.hpp"
 #include "model/tiny_models.hpp"
 #include "topoplan/model.hpp"
 
@@ -72,14 +73,7 @@ TEST_CASE("GPT-style options: LayerNorm, biases, learned positions, tied embeddi
   CHECK(c.active[Part::LmHead] == 128);         // but multiplied per token as the LM head
 }
 
-namespace {
-// |computed - published| within `tol` of published.
-void check_close(double computed, double published, double tol) {
-  CAPTURE(computed);
-  CAPTURE(published);
-  CHECK(std::abs(computed - published) <= tol * published);
-}
-}  // namespace
+using topoplan::test::check_close;
 
 TEST_CASE("built-in totals within 1% of published figures") {
   struct Case {
