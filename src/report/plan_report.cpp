@@ -9,6 +9,7 @@
 
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
@@ -206,8 +207,8 @@ void print_header(std::ostream& os, const PlanOutput& o) {
     os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
   os << "\nweights " << o.weight_format << "; KV cache " << o.kv_dtype << "\n";
   for (const std::string& n : o.precision_notes) os << "note: " << n << "\n";
-  os << o.strategies_evaluated << (o.strategies_evaluated == 1 ? " strategy" : " strategies")
-     << " evaluated; placement " << to_string(r.order) << "; tokens/s are output tokens"
+  os << count_of(o.strategies_evaluated, "strategy", "strategies") << " evaluated; placement "
+     << to_string(r.order) << "; tokens/s are output tokens"
      << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "") << "\n\n";
 }
 
@@ -230,11 +231,10 @@ void print_ranking(std::ostream& os, const PlanOutput& o) {
   t.print(os);
   int fitting = static_cast<int>(o.plans.size()) - infeasible;
   if (fitting > shown)
-    os << "(" << fitting - shown << " more fitting "
-       << (fitting - shown == 1 ? "strategy" : "strategies") << "; --top N)\n";
+    os << "(" << count_of(fitting - shown, "more fitting strategy", "more fitting strategies")
+       << "; --top N)\n";
   if (infeasible > 0) {
-    os << infeasible << (infeasible == 1 ? " strategy does" : " strategies do")
-       << " not fit, e.g.:\n";
+    os << count_of(infeasible, "strategy does", "strategies do") << " not fit, e.g.:\n";
     int n = 0;
     for (const PlanResult& p : o.plans)
       if (!p.fits && n++ < 3) os << "  " << to_string(p.strategy) << ": " << p.reason << "\n";
@@ -330,7 +330,8 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   if (o.gpus < o.topology_gpus && o.placement) print_gpus_used(os, o);
   print_memory(os, best.memory);
   if (best.max_batch < 8 && o.request.mode == PlanMode::Serve)
-    os << "Note: only " << batch_text(best.max_batch) << " sequence(s) of "
+    os << "Note: only " << batch_text(best.max_batch)
+       << (best.max_batch == 1 ? " sequence" : " sequences") << " of "
        << fmt("%.0f", o.request.max_sequence()) << " tokens fit the KV cache. The reserve ("
        << gbytes(best.memory.reserve_bytes) << " at --mem-util " << fmt("%g", o.request.mem_util)
        << ") is the largest lever; more GPUs (--nodes) cut the weights per GPU.\n";

@@ -49,3 +49,9 @@ TEST_CASE("large byte counts: petabytes, never an exponent") {
   CHECK(format_bytes_decimal(2e18) == "2000 PB");
   CHECK(format_bytes_binary(1024.0 * 1024 * 1024 * 1024 * 1024) == "1 PiB");
 }
+
+TEST_CASE("count_of: singular for one, plural otherwise") {
+  CHECK(count_of(1, "strategy", "strategies") == "1 strategy");
+  CHECK(count_of(0, "strategy", "strategies") == "0 strategies");
+  CHECK(count_of(2, "tier", "tiers") == "2 tiers");
+}
