@@ -51,7 +51,12 @@ struct WeightFormat {
   double scale_block_elems =
       0;  // elements sharing one scale (128*128 DeepSeek FP8; 128 int4 groups); 0: none
   Dtype scale_dtype = Dtype::FP32;
-  // element_bytes(dtype) + element_bytes(scale_dtype) / scale_block_elems.
+  // Asymmetric integer formats (AWQ/GPTQ) also store one zero point per block (packed int4).
+  std::optional<Dtype> zero_point = std::nullopt;
+  // The GEMM dequantizes the weights and runs in the activations' dtype (W8A16/W4A16: vLLM's
+  // Marlin kernels for FP8 on Ampere and FP4 on Hopper); false: the math runs in `dtype`.
+  bool weight_only = false;
+  // element_bytes(dtype) + (element_bytes(scale_dtype) + zero point bytes) / scale_block_elems.
   double bytes_per_element() const;
 };
 
@@ -96,7 +101,12 @@ struct ModelSpec {
   int head_dim = 0;
   bool qkv_bias = false;     // Qwen2/2.5
   bool qk_norm = false;      // Qwen3: RMSNorm of head_dim on q and k
-  bool linear_bias = false;  // biases on every linear (GPT-3)
+  bool linear_bias = false;  // biases on every linear (GPT-3; gpt-oss attention and experts)
+  // Sliding-window attention (gpt-oss: every other layer attends the last 128 tokens): those
+  // layers attend and cache at most `sliding_window` tokens. 0: every layer attends everything.
+  int sliding_window = 0;
+  int sliding_layers = 0;        // how many of the layers use the window
+  bool attention_sinks = false;  // a learned softmax sink logit per head and layer (gpt-oss)
   MlaSpec mla;
   // MLP.
   MlpKind mlp = MlpKind::SwiGlu;
@@ -124,6 +134,22 @@ ModelSpec load_model(const std::string& name_or_path);
 // Checks invariants (positive sizes, heads divisible by kv_heads, top_k <= experts...). Throws
 // InputError naming `source` and the JSON pointer of the offending field.
 void validate_model(const ModelSpec& m, const std::string& source);
+
+// ---- Precision (docs/model-format.md, "Precision") -----------------------------------------
+// The names --precision accepts: bf16, fp16, fp8, fp4 (NVFP4), mxfp4, int4 (AWQ/GPTQ).
+std::vector<std::string> precision_names();
+// The weight format a --precision name stands for; UnknownNameError on anything else.
+WeightFormat precision_format(std::string_view name);
+// Stores the dense and expert GEMM weights (attention, dense MLP, routed and shared experts) in
+// `name`'s format; embedding, LM head, norms and router keep a 16-bit format (the checkpoint's,
+// bf16 when it was quantized). FP8/FP4 math quantizes the MoE dispatch to FP8 (DeepEP).
+void apply_precision(ModelSpec& m, std::string_view name);
+// --kv-dtype: bf16, fp16 or fp8 (vLLM --kv-cache-dtype fp8 = e4m3); UnknownNameError otherwise.
+void apply_kv_dtype(ModelSpec& m, std::string_view name);
+// "fp8 e4m3, fp32 scale per 16384-element block (1.0002 B/param)" for output.
+std::string describe(const WeightFormat& f);
+// describe() of the GEMM weights: one format, or "attention …; experts …" when they differ.
+std::string describe_gemm_formats(const ModelSpec& m);
 
 // ---- Parameters ----------------------------------------------------------------------------
 struct ParamBreakdown {
@@ -227,6 +253,9 @@ double weight_bytes_per_gpu(const ModelSpec& m, const ShardLayout& l);
 double kv_bytes_per_token(const ModelSpec& m, const Shard& s, int pp = 1);
 // Whole-model KV bytes per token with no sharding (the usual quoted figure).
 double kv_bytes_per_token(const ModelSpec& m);
+// Tokens of a `tokens`-long sequence the KV cache holds, averaged over the layers: full layers
+// hold all, sliding-window layers at most the window. Multiply by kv_bytes_per_token for bytes.
+double kv_tokens_held(const ModelSpec& m, double tokens);
 
 // ---- Training memory -----------------------------------------------------------------------
 enum class Recompute { None, Selective, Full };

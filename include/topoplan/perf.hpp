@@ -137,6 +137,12 @@ class ComputeModel {
   bool bw_override_ = false;
 };
 
+// Marks every weight format `gpu` has no tensor cores for (FP8 before Ada/Hopper, FP4 before
+// Blackwell) weight-only: the GEMM reads the narrow weights and multiplies in bf16 (vLLM's
+// Marlin W8A16/W4A16 path), and the MoE dispatch of such experts stays 16-bit. Returns one note
+// per format changed, for the output. Throws InputError below sm80 (no such kernels).
+std::vector<std::string> fit_formats_to_gpu(ModelSpec& m, const GpuSpec& gpu);
+
 // ---- Roofline of one decode step on one GPU (`topoplan model roofline`) ----------------------
 
 // The seed's naive bound: every active weight byte streamed once at the peak bandwidth,

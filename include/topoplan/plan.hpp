@@ -64,7 +64,9 @@ struct PlanRequest {
   int top = 5;  // plans the report prints in full
 
   double decode_context() const { return context > 0 ? context : prompt + output / 2; }
-  double max_sequence() const;  // KV tokens one sequence may need: max(prompt + output, context)
+  // KV tokens one sequence may need: max(prompt + output, context); prefill mode: the prompt
+  // (the output is never generated there, so it does not count against the context).
+  double max_sequence() const;
   double tokens_per_step() const { return mtp_accept > 0 ? mtp_accept : 1; }
   // Throws InputError("--flag", "", why) on a negative or inconsistent value.
   void validate(const ModelSpec& m) const;
@@ -101,10 +103,23 @@ struct TimeBreakdown {
   double ep_alltoall_us = 0;   // MoE dispatch + combine
   double pp_sendrecv_us = 0;   // activations between pipeline stages
   double bubble_us = 0;        // pipeline stages idle (fill/drain, uneven stages)
+  // Serve TTFT only: waiting for the prefills queued ahead and the step in progress, implied by
+  // the plan's own throughput (serve_queue_us, docs/planner.md "TTFT").
+  double queue_us = 0;
   double total_us() const;
   TimeBreakdown& operator+=(const TimeBreakdown& o);
   TimeBreakdown scaled(double f) const;
 };
+// Mean prefill queueing of a request arriving at a non-disaggregated serving replica. Over a
+// cycle of `cycle_us` the replica admits and finishes `batch` requests, spending `prompts_us` of
+// it prefilling their prompts; arrivals are Poisson at λ = batch / cycle_us, each needs
+// S = prompts_us / batch of prefill, so the GPUs are in prefill ρ = λS = prompts_us / cycle_us
+// of the time. Prefill has priority over decode (vLLM/SGLang schedule waiting prefills first),
+// so the wait is the M/D/1 queue of prefills, ρS / (2(1 − ρ)) (Pollaczek–Khinchine), plus the
+// residual of the decode step in progress, step_us / 2 (the vacation term of the Fuhrmann–
+// Cooper decomposition, deterministic steps).
+double serve_queue_us(double prompts_us, double cycle_us, double batch, double step_us);
+
 // (name, value) pairs in the fixed order above ("weights", "kv", ..., "launch_overhead", ...).
 std::vector<std::pair<std::string, double>> terms(const TimeBreakdown& b);
 
@@ -150,16 +165,26 @@ struct ParetoPoint {
 
 struct PlanOutput {
   std::string model, topology, gpu;
-  int gpus = 0;
-  PlanRequest request;                 // as given
-  double context = 0;                  // decode context used
-  std::vector<PlanResult> plans;       // ranked: fitting and within limits first, by the objective
-  std::vector<ParetoPoint> pareto;     // non-dominated over every fitting strategy and batch
-  std::string explanation;             // why the best plan beats the runner-up
-  std::optional<Placement> placement;  // of the best plan
+  int gpus = 0;                     // GPUs the plans use (--gpus, the pinned tp x pp x dp, or all)
+  int topology_gpus = 0;            // GPUs of the topology; the rest stay idle
+  PlanRequest request;              // as given
+  double context = 0;               // decode context used
+  std::vector<PlanResult> plans;    // ranked: fitting and within limits first, by the objective
+  std::vector<ParetoPoint> pareto;  // non-dominated over every fitting strategy and batch
+  std::string explanation;          // why the best plan beats the runner-up
+  std::optional<Placement> placement;       // of the best plan
   std::optional<PlanResult> bad_placement;  // the best plan under dp-pp-tp order
   std::string bad_order;
   int strategies_evaluated = 0;
+  // Formats the GPU cannot multiply natively, priced weight-only (fit_formats_to_gpu).
+  std::vector<std::string> precision_notes;
+  std::string weight_format, kv_dtype;  // the model's GEMM weight format and KV dtype, as run
+  // "ok"; "no_plan_fits" (every strategy fails divisibility, path class or memory) or
+  // "no_plan_meets_limits" (some fit, none within --tpot-max/--ttft-max): the CLI exits 3.
+  std::string status = "ok";
+  std::string status_message;  // the binding reason and a hint; empty when ok
+  // Serve without a limit: what the plan maximises and an SLA to set; else empty.
+  std::string objective_note;
 };
 
 // Every strategy of `gpus` GPUs allowed by the pins (tp × pp × dp = gpus; ep | tp and

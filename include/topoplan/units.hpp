@@ -49,3 +49,10 @@ std::string format_bytes_decimal(double bytes);
 std::string format_time_us(double us);
 
 }  // namespace topoplan
+
+namespace topoplan {
+// "1 strategy", "3 strategies": the count and the noun in the right number.
+inline std::string count_of(long long n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+}  // namespace topoplan

@@ -7,6 +7,7 @@
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
+#include "io/topology_ranges.hpp"
 #include "report/collective_report.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/dtype.hpp"
@@ -56,13 +57,40 @@ std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
-// --ranks: comma-separated GPU indices (in the topology's GPU order), ranges "0-7", or device
-// ids ("n1/gpu3").
+// Splits at commas outside [..], so "n[0-3]/gpu0,n[0-1]/gpu[2,3]" is two items.
+std::vector<std::string> split_items(const std::string& text) {
+  std::vector<std::string> parts{""};
+  int depth = 0;
+  for (char c : text) {
+    depth += c == '[' ? 1 : (c == ']' ? -1 : 0);
+    if (c == ',' && depth == 0)
+      parts.emplace_back();
+    else
+      parts.back() += c;
+  }
+  return parts;
+}
+
+// --ranks: comma-separated GPU indices (in the topology's GPU order), ranges "0-7", device ids
+// ("n1/gpu3") or the topology format's bracket ranges of them ("n[0-127]/gpu0").
 std::vector<int> parse_ranks(const Topology& t, const std::string& text) {
   std::vector<int> out;
   const auto& gpus = t.gpus();
-  for (const std::string& item : split(text, ',')) {
-    if (item.empty()) throw InputError("--ranks", "", "empty item in '" + text + "'");
+  for (const std::string& pattern : split_items(text)) {
+    if (pattern.empty()) throw InputError("--ranks", "", "empty item in '" + text + "'");
+    if (pattern.find('[') != std::string::npos || pattern.find(']') != std::string::npos) {
+      for (const std::string& id : detail::expand_range(pattern, "--ranks", "")) {
+        auto dev = t.find(id);
+        if (!dev) {
+          std::vector<std::string> ids;
+          for (int g : gpus) ids.push_back(t.device(g).id);
+          throw UnknownNameError("GPU", id + " (from '" + pattern + "')", ids);
+        }
+        out.push_back(*dev);
+      }
+      continue;
+    }
+    const std::string& item = pattern;
     if (auto dev = t.find(item)) {
       out.push_back(*dev);
       continue;
@@ -154,6 +182,7 @@ void add_collective_command(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand(
       "collective",
       "predict a collective's time and bus bandwidth (like nccl-tests) on a topology");
+  add_example(*sub, "topoplan collective all-reduce --topology hgx-h100-8 --sweep 8:8G:2");
   sub->add_option("OP", args->op,
                   "all-reduce | all-gather | reduce-scatter | broadcast | reduce | all-to-all | "
                   "send-recv")
@@ -164,7 +193,8 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("--gpus", args->gpus, "use the first N GPUs (default: all)")
       ->check(positive_count());
   sub->add_option("--ranks", args->ranks,
-                  "GPUs in rank order: indices, ranges or device ids, e.g. 0-3 or n0/gpu0,n1/gpu0");
+                  "GPUs in rank order: indices, ranges, device ids or bracket ranges, e.g. 0-3, "
+                  "n0/gpu0,n1/gpu0 or n[0-3]/gpu0");
   sub->add_option("--size", args->size, "message size, e.g. 512MiB, 8G, 1e6 (nccl-tests sizes)");
   sub->add_option("--sweep", args->sweep, "MIN:MAX[:FACTOR] size sweep (factor 2 by default)");
   sub->add_option("--algo", args->algo, "auto | ring | tree | nvls | nvlstree | collnet | direct");

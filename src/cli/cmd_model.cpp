@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/model_options.hpp"
 #include "report/model_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -17,6 +18,7 @@ struct ModelArgs {
   bool json = false;
   double batch = 1, context = 4096, prompt = 4096;
   int tp = 1, ep = 1;
+  PrecisionOptions precision;
 };
 
 int run_list(const ModelArgs& a) {
@@ -30,7 +32,7 @@ int run_show(const ModelArgs& a) {
   if (a.batch <= 0) throw InputError("--batch", "", "must be positive");
   if (a.prompt <= 0) throw InputError("--prompt", "", "must be positive");
   if (a.context < 0) throw InputError("--context", "", "must not be negative");
-  ModelSpec m = load_model(a.model);
+  ModelSpec m = load_model_with(a.model, a.precision);
   Shard shard{.tp = a.tp, .ep = a.ep};
   if (auto problem = shard_problem(m, shard)) throw InputError("--tp/--ep", "", *problem);
   report::ModelShowOptions o;
@@ -47,9 +49,11 @@ int run_show(const ModelArgs& a) {
 void add_model_command(CLI::App& app, Action& action) {
   auto* sub = app.add_subcommand("model", "model catalog: parameters, memory, per-layer cost");
   sub->require_subcommand(1);
+  add_example(*sub, "topoplan model show llama-3.1-70b --precision fp8 --tp 4");
   auto args = std::make_shared<ModelArgs>();
 
   auto* list = sub->add_subcommand("list", "built-in models with parameter counts");
+  add_example(*list, "topoplan model list --json");
   list->add_flag("--json", args->json, "print JSON (stable keys, see docs/model-format.md)");
   list->callback([&action, args] { action = [args] { return run_list(*args); }; });
 
@@ -68,6 +72,8 @@ void add_model_command(CLI::App& app, Action& action) {
   show->add_option("--ep", args->ep, "expert parallel degree")
       ->check(positive_count())
       ->capture_default_str();
+  add_precision_flags(*show, args->precision);
+  add_example(*show, "topoplan model show deepseek-r1 --tp 8 --ep 8 --batch 64");
   show->callback([&action, args] { action = [args] { return run_show(*args); }; });
 
   add_model_roofline_subcommand(*sub, action);

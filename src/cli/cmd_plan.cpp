@@ -5,6 +5,7 @@
 
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
+#include "cli/model_options.hpp"
 #include "cli/topology_options.hpp"
 #include "report/plan_report.hpp"
 #include "topoplan/error.hpp"
@@ -15,6 +16,9 @@ namespace topoplan::cli {
 
 namespace {
 
+// Exit code of a well-formed request that no plan satisfies (README "Exit codes").
+constexpr int kExitNoPlan = 3;
+
 struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
@@ -22,12 +26,13 @@ struct PlanArgs {
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
+  PrecisionOptions precision;
   bool json = false;
   std::string calibration;
 };
 
 int run_plan(PlanArgs& a) {
-  ModelSpec m = load_model(a.model);
+  ModelSpec m = load_model_with(a.model, a.precision);
   const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
   a.req.comm_tuning = &setup.tuning;
   a.req.mode = parse_plan_mode(a.mode);
@@ -46,7 +51,7 @@ int run_plan(PlanArgs& a) {
     report::print_plan_json(std::cout, out);
   else
     report::print_plan(std::cout, out);
-  return 0;
+  return out.status == "ok" ? 0 : kExitNoPlan;
 }
 
 void add_workload_flags(CLI::App& sub, PlanArgs& a) {
@@ -96,10 +101,12 @@ void add_plan_command(CLI::App& app, Action& action) {
   sub->add_option("--topology", a->topo.topology, "built-in topology name or JSON file")
       ->capture_default_str();
   add_cluster_flags(*sub, a->topo);
+  add_precision_flags(*sub, a->precision);
   add_workload_flags(*sub, *a);
   add_strategy_flags(*sub, *a);
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
   add_calibration_option(*sub, a->calibration);
+  add_example(*sub, "topoplan plan --model deepseek-r1 --topology hgx-h20-8 --tpot-max 50 --json");
   sub->callback([&action, a] { action = [a] { return run_plan(*a); }; });
 }
 

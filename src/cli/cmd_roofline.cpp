@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/model_options.hpp"
 #include "report/roofline_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
@@ -15,6 +16,7 @@ namespace {
 
 struct RooflineArgs {
   std::string model, gpu, mem_bw;
+  PrecisionOptions precision;
   double batch = 1, context = 4096;
   int tp = 1;
   bool json = false;
@@ -23,19 +25,28 @@ struct RooflineArgs {
 int run_roofline(const RooflineArgs& a) {
   if (!(a.batch >= 1)) throw InputError("--batch", "", "must be >= 1");
   if (!(a.context >= 0)) throw InputError("--context", "", "must not be negative");
-  const ModelSpec m = load_model(a.model);
+  ModelSpec m = load_model_with(a.model, a.precision);
   if (m.heads % a.tp != 0)
     throw InputError("--tp", "",
                      std::to_string(a.tp) + " does not divide the " + std::to_string(m.heads) +
                          " attention heads of " + m.name);
-  ComputeModel cm = ComputeModel::for_gpu(Catalog::builtin().gpu(a.gpu));
+  const GpuSpec& gpu = Catalog::builtin().gpu(a.gpu);
+  std::vector<std::string> notes = fit_formats_to_gpu(m, gpu);
+  ComputeModel cm = ComputeModel::for_gpu(gpu);
   if (!a.mem_bw.empty()) cm = cm.with_memory_bandwidth(parse_bandwidth_GBps(a.mem_bw, "--mem-bw"));
   Workload w{.phase = Phase::Decode, .batch = a.batch, .new_tokens = 1, .context = a.context};
   const Shard s{.tp = a.tp};
   const RooflineResult r = decode_roofline(m, cm, w, s);
-  report::RooflineContext ctx{
-      m.name, a.gpu, cm.peak_hbm_GBps(), cm.bandwidth_overridden(), cm.measured(), cm.provenance(),
-      w,      s};
+  report::RooflineContext ctx{m.name,
+                              a.gpu,
+                              cm.peak_hbm_GBps(),
+                              cm.bandwidth_overridden(),
+                              cm.measured(),
+                              cm.provenance(),
+                              w,
+                              s,
+                              describe_gemm_formats(m),
+                              std::move(notes)};
   report::print_roofline(std::cout, ctx, r, a.json);
   return 0;
 }
@@ -49,7 +60,7 @@ void add_model_roofline_subcommand(CLI::App& model, Action& action) {
   auto args = std::make_shared<RooflineArgs>();
   sub->add_option("model", args->model, "built-in name, model JSON or Hugging Face config.json")
       ->required();
-  sub->add_option("--gpu", args->gpu, "GPU from the catalog (topoplan topo list shows servers)")
+  sub->add_option("--gpu", args->gpu, "GPU from the catalog (topoplan topo gpus lists them)")
       ->required();
   sub->add_option("--batch", args->batch, "sequences decoded together")->capture_default_str();
   sub->add_option("--context", args->context, "tokens already in each sequence's KV cache")
@@ -59,6 +70,8 @@ void add_model_roofline_subcommand(CLI::App& model, Action& action) {
       ->capture_default_str();
   sub->add_option("--mem-bw", args->mem_bw,
                   "override the memory bandwidth, e.g. 64GB/s for a CPU host (curve shapes kept)");
+  add_precision_flags(*sub, args->precision);
+  add_example(*sub, "topoplan model roofline llama-3-70b --gpu H200-SXM --precision fp8 --batch 8");
   sub->add_flag("--json", args->json, "print JSON (stable keys, see docs/compute-model.md)");
   sub->callback([&action, args] { action = [args] { return run_roofline(*args); }; });
 }

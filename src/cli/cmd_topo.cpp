@@ -4,7 +4,10 @@
 
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
+#include "report/gpu_report.hpp"
+#include "report/topo_nic_report.hpp"
 #include "report/topo_report.hpp"
+#include "topoplan/hardware.hpp"
 #include "topoplan/route.hpp"
 
 namespace topoplan::cli {
@@ -55,6 +58,7 @@ int run_paths(const TopoArgs& a) {
   std::vector<int> nics;
   for (int g : gpus) nics.push_back(router.nic_of_gpu(g));
   report::print_topo_paths(std::cout, t, gpu_path_matrix(router, gpus), nics, a.json);
+  if (!a.json) report::print_smi_matrix(std::cout, router, gpus);
   return 0;
 }
 
@@ -66,9 +70,18 @@ int run_validate(const TopoArgs& a) {
   return diagnostics.empty() ? 0 : 2;
 }
 
+int run_gpus(const TopoArgs& a) {
+  report::print_gpu_list(std::cout, Catalog::builtin(), a.json);
+  return 0;
+}
+
 CLI::App* add_sub(CLI::App& topo, const char* name, const char* help,
                   std::shared_ptr<TopoArgs> args, int (*run)(const TopoArgs&), Action& action) {
   CLI::App* sub = topo.add_subcommand(name, help);
+  add_example(*sub, std::string("topoplan topo ") + name +
+                        (std::string(name) == "list" || std::string(name) == "gpus" ? " --json"
+                         : std::string(name) == "validate" ? " examples/mini-h20-4.json"
+                                                           : " hgx-h100-8 --nodes 2"));
   sub->add_flag("--json", args->json, "print JSON (stable keys, see docs/routing.md)");
   sub->callback([&action, args, run] { action = [args, run] { return run(*args); }; });
   return sub;
@@ -79,9 +92,12 @@ CLI::App* add_sub(CLI::App& topo, const char* name, const char* help,
 void add_topo_command(CLI::App& app, Action& action) {
   CLI::App* topo = app.add_subcommand("topo", "inspect topologies: servers, clusters, paths");
   topo->require_subcommand(1);
+  add_example(*topo, "topoplan topo paths hgx-h100-8");
   auto args = std::make_shared<TopoArgs>();
   add_sub(*topo, "list", "built-in topologies with GPU count, GPU model and NVLink domain", args,
           run_list, action);
+  add_sub(*topo, "gpus", "the GPU catalog: names for --gpu and topology files, peaks, memory", args,
+          run_gpus, action);
   CLI::App* show = add_sub(*topo, "show", "summary: devices, bandwidth per GPU, bisection, fabric",
                            args, run_show, action);
   add_topology_options(*show, args->topo);

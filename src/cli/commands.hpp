@@ -29,6 +29,11 @@ inline CLI::Validator positive_count() {
       "POSITIVE");
 }
 
+// Every --help ends with an example command line.
+inline void add_example(CLI::App& cmd, const std::string& example) {
+  cmd.footer("\nExample:\n  " + example);
+}
+
 void add_topo_command(CLI::App& app, Action& action);
 // topo import / topo export (cmd_topo_import.cpp), added by add_topo_command.
 void add_topo_import_subcommands(CLI::App& topo, Action& action);

@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   CLI::App app{"topoplan: plan how a large model is sharded and placed on multi-GPU systems"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "topoplan 0.1.0");
+  topoplan::cli::add_example(
+      app, "topoplan plan --model llama-3.1-8b --topology hgx-h100-8 --tp 4 --pp 1 --dp 1");
   topoplan::cli::Action action;
   topoplan::cli::add_plan_command(app, action);
   topoplan::cli::add_topo_command(app, action);

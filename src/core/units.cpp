@@ -98,7 +98,8 @@ std::string format_scaled(double v, const char* const* names, double base, int n
     ++i;
   }
   char buf[64];
-  if (i == 0 || std::fabs(v - std::round(v)) < 1e-9) {
+  // Past the largest unit %.3g would print an exponent ("1.31e+03 PB"): whole units instead.
+  if (i == 0 || std::fabs(v - std::round(v)) < 1e-9 || std::fabs(v) >= 1000) {
     std::snprintf(buf, sizeof buf, "%.0f %s", v, names[i]);
   } else {
     std::snprintf(buf, sizeof buf, "%.3g %s", v, names[i]);
@@ -108,13 +109,13 @@ std::string format_scaled(double v, const char* const* names, double base, int n
 }  // namespace
 
 std::string format_bytes_binary(double bytes) {
-  static const char* const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  return format_scaled(bytes, names, 1024.0, 5);
+  static const char* const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  return format_scaled(bytes, names, 1024.0, 6);
 }
 
 std::string format_bytes_decimal(double bytes) {
-  static const char* const names[] = {"B", "KB", "MB", "GB", "TB"};
-  return format_scaled(bytes, names, 1000.0, 5);
+  static const char* const names[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+  return format_scaled(bytes, names, 1000.0, 6);
 }
 
 std::string format_time_us(double us) {

@@ -1,9 +1,11 @@
 // Hugging Face config.json → ModelSpec. Key names follow transformers' configuration classes
-// (LlamaConfig, Qwen2Config, Qwen3MoeConfig, MixtralConfig, DeepseekV3Config).
+// (LlamaConfig, Qwen2Config, Qwen3Config, Qwen3MoeConfig, MixtralConfig, DeepseekV2Config,
+// DeepseekV3Config, GptOssConfig, Glm4MoeConfig; Kimi-K2 ships DeepseekV3's keys as kimi_k2).
 #include "io/hf_config.hpp"
 
 #include <filesystem>
 
+#include "io/hf_quant.hpp"
 #include "io/model_reader.hpp"
 
 namespace topoplan::io {
@@ -12,8 +14,43 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<std::string> kSupported = {"llama",     "mistral", "qwen2",       "qwen3",
-                                             "qwen3_moe", "mixtral", "deepseek_v2", "deepseek_v3"};
+// model_type → the family whose keys it uses; `architectures` names map to a model_type when
+// model_type is absent or unknown.
+struct Family {
+  const char* model_type;
+  const char* architecture;
+};
+const std::vector<Family> kFamilies = {{"llama", "LlamaForCausalLM"},
+                                       {"mistral", "MistralForCausalLM"},
+                                       {"qwen2", "Qwen2ForCausalLM"},
+                                       {"qwen3", "Qwen3ForCausalLM"},
+                                       {"qwen3_moe", "Qwen3MoeForCausalLM"},
+                                       {"mixtral", "MixtralForCausalLM"},
+                                       {"deepseek_v2", "DeepseekV2ForCausalLM"},
+                                       {"deepseek_v3", "DeepseekV3ForCausalLM"},
+                                       {"kimi_k2", "KimiK2ForCausalLM"},
+                                       {"gpt_oss", "GptOssForCausalLM"},
+                                       {"glm4_moe", "Glm4MoeForCausalLM"}};
+
+bool deepseek_like(const std::string& type) {
+  return type == "deepseek_v2" || type == "deepseek_v3" || type == "kimi_k2";
+}
+
+// The family: model_type when known, else the first known `architectures` entry.
+std::string family_of(const JsonReader& r) {
+  const std::string type = r.string("model_type", "");
+  for (const Family& f : kFamilies)
+    if (type == f.model_type) return type;
+  if (r.has("architectures") && r.raw().at("architectures").is_array())
+    for (const auto& a : r.raw().at("architectures"))
+      for (const Family& f : kFamilies)
+        if (a.is_string() && a.get<std::string>() == f.architecture) return f.model_type;
+  std::string list;
+  for (const Family& f : kFamilies) list += (list.empty() ? "" : ", ") + std::string(f.model_type);
+  r.fail(type.empty() ? "/architectures" : "/model_type",
+         "unsupported model_type \"" + type +
+             "\" and no known architectures entry (supported: " + list + ")");
+}
 
 // "…/Meta-Llama-3-8B/config.json" → "Meta-Llama-3-8B"; "foo.json" → "foo".
 std::string name_from_path(const std::string& source) {
@@ -31,6 +68,22 @@ void parse_mla(const JsonReader& r, ModelSpec& m) {
   m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
 }
 
+// gpt-oss: `layer_types` lists sliding_attention / full_attention per layer (default:
+// alternating, even layers sliding); every layer has a sink logit per head and biased linears.
+void parse_gpt_oss(const JsonReader& r, ModelSpec& m) {
+  m.sliding_window = r.integer("sliding_window");
+  m.sliding_layers = (m.layers + 1) / 2;
+  if (r.has("layer_types")) {
+    const auto& types = r.raw().at("layer_types");
+    if (!types.is_array() || static_cast<int>(types.size()) != m.layers)
+      r.fail(r.at("layer_types"), "expected one entry per layer");
+    m.sliding_layers = 0;
+    for (const auto& t : types) m.sliding_layers += t == "sliding_attention" ? 1 : 0;
+  }
+  m.attention_sinks = true;
+  m.linear_bias = true;  // q, k, v, o and expert biases (attention_bias: true)
+}
+
 void parse_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
   if (type == "mixtral") {
     m.moe.num_experts = r.integer("num_local_experts");
@@ -41,58 +94,22 @@ void parse_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
     m.moe.layer_freq = r.integer("decoder_sparse_step", 1);
     if (r.has("mlp_only_layers") && !r.raw().at("mlp_only_layers").empty())
       r.fail(r.at("mlp_only_layers"), "dense layers at arbitrary positions are not supported");
-  } else {  // deepseek_v2 / deepseek_v3
+  } else if (type == "gpt_oss") {
+    m.moe.num_experts = r.integer("num_local_experts");
+    m.moe.expert_intermediate = m.intermediate;
+    m.intermediate = 0;        // every layer is MoE
+    m.moe.router_bias = true;  // the router linear has a bias
+  } else {                     // deepseek_v2 / deepseek_v3 / kimi_k2 / glm4_moe
     m.moe.num_experts = r.integer("n_routed_experts");
     m.moe.expert_intermediate = r.integer("moe_intermediate_size");
     m.moe.num_shared_experts = r.integer("n_shared_experts", 0);
     m.moe.first_dense_layers = r.integer("first_k_dense_replace", 0);
     m.moe.layer_freq = r.integer("moe_layer_freq", 1);
-    m.moe.router_bias = r.string("topk_method", "") == "noaux_tc";  // e_score_correction_bias
+    // e_score_correction_bias (GLM-4.5 has it too, with the same noaux_tc routing)
+    m.moe.router_bias = r.string("topk_method", "") == "noaux_tc" || type == "glm4_moe";
     m.mtp_modules = r.integer("num_nextn_predict_layers", 0);
   }
   m.moe.top_k = r.integer("num_experts_per_tok");
-}
-
-// Block size of `weight_block_size` ([128, 128] -> 16384 elements).
-double block_elems(const JsonReader& q, const char* key) {
-  double elems = 1;
-  if (!q.raw().at(key).is_array()) q.fail(q.at(key), "expected an array of integers");
-  for (const auto& x : q.raw().at(key)) {
-    if (!x.is_number_integer() || x.get<long long>() <= 0)
-      q.fail(q.at(key), "expected positive integers");
-    elems *= x.get<double>();
-  }
-  return elems;
-}
-
-// quantization_config → weight formats. Linear layers of the decoder are quantized; embedding,
-// LM head, norms and router keep the checkpoint's 16-bit dtype (DeepSeek-V3's FP8 checkpoint;
-// AutoAWQ/GPTQ leave the MoE gate unquantized).
-// - fp8 (DeepSeek-V3): e4m3 with an fp32 scale per weight_block_size block; MoE dispatch FP8.
-// - awq / gptq: `bits` (4 or 8) integers with an fp16 scale per `group_size` weights. Their packed
-//   zero points (bits/group) are not counted: 0.4% of the 4-bit weight bytes at group 128.
-void parse_quantization(const JsonReader& r, ModelSpec& m) {
-  if (!r.has("quantization_config")) return;
-  JsonReader q = r.object("quantization_config");
-  std::string method = q.string("quant_method", "");
-  WeightFormat keep = m.dtypes.weights;
-  if (method == "fp8") {
-    m.dtypes.weights = {Dtype::FP8, 0, Dtype::FP32};
-    if (q.has("weight_block_size"))
-      m.dtypes.weights.scale_block_elems = block_elems(q, "weight_block_size");
-    m.dtypes.moe_dispatch = Dtype::FP8;  // DeepEP dispatches FP8 with these checkpoints
-  } else if (method == "awq" || method == "gptq") {
-    int bits = q.integer("bits");
-    if (bits != 4 && bits != 8) q.fail(q.at("bits"), "supported: 4 or 8");
-    m.dtypes.weights = {bits == 4 ? Dtype::INT4 : Dtype::INT8, 0, Dtype::FP16};
-    if (q.has("group_size") && q.raw().at("group_size").is_number_integer() &&
-        q.raw().at("group_size").get<long long>() > 0)
-      m.dtypes.weights.scale_block_elems = q.raw().at("group_size").get<double>();
-  } else {
-    q.fail(q.at("quant_method"), "unsupported quant_method \"" + method + "\" (fp8, awq, gptq)");
-  }
-  for (Part p : {Part::Embedding, Part::LmHead, Part::Norms, Part::Router})
-    m.dtypes.overrides[static_cast<std::size_t>(p)] = keep;
 }
 
 }  // namespace
@@ -103,14 +120,7 @@ bool is_hf_config(const json& j) {
 
 ModelSpec parse_hf_config(const json& j, const std::string& source) {
   JsonReader r(j, source);
-  std::string type = r.string("model_type", "");
-  bool known = false;
-  for (const auto& t : kSupported) known = known || t == type;
-  if (!known) {
-    std::string list;
-    for (const auto& t : kSupported) list += (list.empty() ? "" : ", ") + t;
-    r.fail("/model_type", "unsupported model_type \"" + type + "\" (supported: " + list + ")");
-  }
+  const std::string type = family_of(r);
   ModelSpec m;
   m.name = name_from_path(source);
   m.description = "Hugging Face " + type + " config";
@@ -132,12 +142,14 @@ ModelSpec parse_hf_config(const json& j, const std::string& source) {
   if (act != "silu" && act != "swish")
     r.fail(r.at("hidden_act"), "unsupported activation \"" + act + "\" (silu)");
   m.qkv_bias = type == "qwen2" || r.boolean("attention_bias", false);
-  m.qk_norm = type == "qwen3" || type == "qwen3_moe";
+  m.qk_norm = type == "qwen3" || type == "qwen3_moe" || r.boolean("use_qk_norm", false);
   if (r.has("torch_dtype"))
     m.dtypes.weights.dtype = dtype_at(r.string("torch_dtype", ""), source, "/torch_dtype");
-  if (type.rfind("deepseek", 0) == 0) parse_mla(r, m);
-  if (type == "mixtral" || type == "qwen3_moe" || type.rfind("deepseek", 0) == 0)
+  if (deepseek_like(type)) parse_mla(r, m);
+  if (type == "mixtral" || type == "qwen3_moe" || type == "gpt_oss" || type == "glm4_moe" ||
+      deepseek_like(type))
     parse_moe(r, type, m);
+  if (type == "gpt_oss") parse_gpt_oss(r, m);
   parse_quantization(r, m);
   return m;
 }

@@ -1,5 +1,5 @@
 // Hugging Face config.json → ModelSpec (llama, mistral, qwen2, qwen3, qwen3_moe, mixtral,
-// deepseek_v2, deepseek_v3).
+// deepseek_v2, deepseek_v3, kimi_k2, gpt_oss, glm4_moe; by model_type or architectures).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -71,7 +71,8 @@ ModelDtypes parse_dtypes(const JsonReader& r) {
 
 void parse_attention(const JsonReader& a, ModelSpec& m) {
   a.only({"kind", "heads", "kv_heads", "head_dim", "qkv_bias", "qk_norm", "q_lora_rank",
-          "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+          "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sliding_window",
+          "sliding_layers", "sinks"});
   std::string kind = a.string("kind", "mha");
   m.heads = a.integer("heads");
   if (kind == "mla") {
@@ -88,6 +89,9 @@ void parse_attention(const JsonReader& a, ModelSpec& m) {
   }
   m.qkv_bias = a.boolean("qkv_bias", false);
   m.qk_norm = a.boolean("qk_norm", false);
+  m.sliding_window = a.integer("sliding_window", 0);
+  m.sliding_layers = a.integer("sliding_layers", 0);
+  m.attention_sinks = a.boolean("sinks", false);
 }
 
 void parse_mlp(const JsonReader& p, ModelSpec& m) {
@@ -173,6 +177,10 @@ void validate_model(const ModelSpec& m, const std::string& source) {
          "must divide heads (" + std::to_string(m.heads) + ")");
     need(m.head_dim > 0, "/attention/head_dim", "must be positive");
   }
+  need(m.sliding_window >= 0 && m.sliding_layers >= 0 && m.sliding_layers <= m.layers,
+       "/attention/sliding_layers", "must be in [0, num_layers]");
+  need(m.sliding_layers == 0 || m.sliding_window > 0, "/attention/sliding_window",
+       "must be positive when sliding_layers is set");
   bool needs_dense = !m.is_moe() || m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1;
   need(!needs_dense || m.intermediate > 0, "/mlp/intermediate_size",
        "required: the model has dense MLP layers");

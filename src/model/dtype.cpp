@@ -12,7 +12,7 @@
 namespace topoplan {
 
 namespace {
-constexpr std::array<NameEntry<Dtype>, 7> kDtypeNames{{
+constexpr std::array<NameEntry<Dtype>, 8> kDtypeNames{{
     {Dtype::FP32, "fp32"},
     {Dtype::BF16, "bf16"},
     {Dtype::FP16, "fp16"},
@@ -20,9 +20,10 @@ constexpr std::array<NameEntry<Dtype>, 7> kDtypeNames{{
     {Dtype::INT8, "int8"},
     {Dtype::INT4, "int4"},
     {Dtype::FP4, "fp4"},
+    {Dtype::E8M0, "e8m0"},
 }};
 static_assert(names_every_value(kDtypeNames) &&
-              kDtypeNames.size() == static_cast<std::size_t>(Dtype::FP4) + 1);
+              kDtypeNames.size() == static_cast<std::size_t>(Dtype::E8M0) + 1);
 
 constexpr std::array<NameEntry<KernelKind>, 5> kKernelKindNames{{
     {KernelKind::Gemm, "gemm"},
@@ -62,9 +63,10 @@ Dtype parse_dtype(std::string_view text) {
   if (t == "int8") return Dtype::INT8;
   if (t == "int4") return Dtype::INT4;
   if (t == "fp4" || t == "nvfp4" || t == "mxfp4") return Dtype::FP4;
+  if (t == "e8m0") return Dtype::E8M0;
   throw UnknownNameError(
       "dtype", std::string(text),
-      {"fp32", "bf16", "fp16", "fp8", "fp8_e4m3", "int8", "int4", "fp4", "nvfp4"});
+      {"fp32", "bf16", "fp16", "fp8", "fp8_e4m3", "int8", "int4", "fp4", "nvfp4", "e8m0"});
 }
 
 double element_bytes(Dtype d) {
@@ -76,6 +78,7 @@ double element_bytes(Dtype d) {
       return 2;
     case Dtype::FP8:
     case Dtype::INT8:
+    case Dtype::E8M0:
       return 1;
     case Dtype::INT4:
     case Dtype::FP4:
@@ -90,7 +93,10 @@ std::string_view to_string(KernelKind k) {
 
 double WeightFormat::bytes_per_element() const {
   double b = element_bytes(dtype);
-  if (scale_block_elems > 0) b += element_bytes(scale_dtype) / scale_block_elems;
+  if (scale_block_elems > 0) {
+    b += element_bytes(scale_dtype) / scale_block_elems;
+    if (zero_point) b += element_bytes(*zero_point) / scale_block_elems;
+  }
   return b;
 }
 

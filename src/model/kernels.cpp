@@ -3,6 +3,7 @@
 namespace topoplan::detail {
 
 Dtype math_dtype(const ModelSpec& m, const WeightFormat& f) {
+  if (f.weight_only) return m.dtypes.activations;
   switch (f.dtype) {
     case Dtype::FP8:
     case Dtype::INT8:

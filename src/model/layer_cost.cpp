@@ -1,5 +1,6 @@
 // Per-layer kernels of one GPU: FLOPs (2 per multiply-add), HBM bytes and GEMM shapes for a
 // workload and a shard. Derivations: docs/model-format.md, "Per-layer cost".
+#include <algorithm>
 #include <cmath>
 
 #include "model/kernels.hpp"
@@ -31,7 +32,14 @@ void add_quant(std::vector<KernelCost>& out, const ModelSpec& m, const WeightFor
   if (math == m.dtypes.activations || rows <= 0) return;
   KernelCost c = elementwise(m, name, rows, cols, 1, 0);  // read the bf16 input once
   c.bytes += rows * cols * element_bytes(math);           // write the quantized copy
-  if (f.scale_block_elems > 0) c.bytes += rows * cols / 128 * element_bytes(Dtype::FP32);
+  // Activation scales follow the weight blocks along k: 1×128 fp32 groups beside 128×128 FP8
+  // weight blocks (DeepSeek-V3 §3.3.2), the weights' own group and scale type for NVFP4 (16,
+  // e4m3) and MXFP4 (32, e8m0).
+  if (f.scale_block_elems > 0) {
+    const bool square = f.scale_block_elems >= 128 * 128;
+    c.bytes += rows * cols / std::min(f.scale_block_elems, 128.0) *
+               element_bytes(square ? Dtype::FP32 : f.scale_dtype);
+  }
   out.push_back(c);
 }
 
@@ -52,6 +60,22 @@ double attended_keys(const Workload& w) {
   return S * L + S * (S + 1) / 2;
 }
 
+// The same with a window of W keys: token i sees min(L + i, W). The first c = clamp(W − L, 0, S)
+// tokens see L + i, the rest W.
+double windowed_keys(const Workload& w, double W) {
+  double S = w.new_tokens, L = w.context;
+  double c = std::clamp(W - L, 0.0, S);
+  return c * L + c * (c + 1) / 2 + (S - c) * W;
+}
+
+// Averaged over the layers, as the per-layer-type kernels are: full layers attend everything,
+// sliding-window layers (a fraction of them) their window.
+double layer_keys(const ModelSpec& m, const Workload& w) {
+  if (m.sliding_window <= 0 || m.sliding_layers <= 0) return attended_keys(w);
+  double f = double(m.sliding_layers) / m.layers;
+  return (1 - f) * attended_keys(w) + f * windowed_keys(w, m.sliding_window);
+}
+
 // The attention kernel: softmax(QKᵀ)V against L cached plus S new keys per sequence.
 // qk/v: per-head dims of scores and values; kv_tok: cache bytes per token of this layer on
 // this GPU; extra_act: activation bytes read besides q (new K/V, or decompressed MLA K/V).
@@ -59,8 +83,9 @@ KernelCost attention_kernel(const ModelSpec& m, const Workload& w, const AttnLoc
                             double v, double kv_tok, double extra_act) {
   double act = element_bytes(m.dtypes.activations);
   KernelCost c{.name = "attn", .kind = KernelKind::Attention, .math_dtype = m.dtypes.activations};
-  c.flops = 2 * a.heads * (qk + v) * a.batch * attended_keys(w);
-  c.kv_bytes = a.batch * (w.context + w.new_tokens) * kv_tok;  // read L cached, write S new
+  c.flops = 2 * a.heads * (qk + v) * a.batch * layer_keys(m, w);
+  // Read the L cached (at most the window on sliding layers), write S new.
+  c.kv_bytes = a.batch * (kv_tokens_held(m, w.context) + w.new_tokens) * kv_tok;
   c.bytes = c.kv_bytes + a.tokens * a.heads * (qk + v) * act + extra_act;
   c.m = a.tokens;
   c.n = w.context + w.new_tokens;

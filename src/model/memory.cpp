@@ -91,6 +91,12 @@ double kv_bytes_per_token(const ModelSpec& m) {
   return kv_bytes_per_token(m, Shard{}, 1);
 }
 
+double kv_tokens_held(const ModelSpec& m, double tokens) {
+  if (m.sliding_window <= 0 || m.sliding_layers <= 0 || m.layers <= 0) return tokens;
+  const double sliding = double(m.sliding_layers) / m.layers;
+  return (1 - sliding) * tokens + sliding * std::min(tokens, double(m.sliding_window));
+}
+
 double activation_bytes_per_layer(const ModelSpec& m, double s, double b, int tp,
                                   bool sequence_parallel, Recompute r) {
   // Korthikanti et al. 2022 (arXiv:2205.05198) §4, Table 2; 16-bit activations, dropout masks

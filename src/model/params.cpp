@@ -56,6 +56,7 @@ AttentionShapes attention_shapes(const ModelSpec& m) {
   if (m.qkv_bias || m.linear_bias) a.split += (H + 2 * KV) * d;
   if (m.linear_bias) a.replicated += h;  // o_proj bias, added once after the all-reduce
   if (m.qk_norm) a.replicated_norms = 2.0 * d;
+  if (m.attention_sinks) a.split += H;  // one sink logit per head
   return a;
 }
 

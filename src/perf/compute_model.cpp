@@ -101,7 +101,8 @@ double ComputeModel::peak_TFLOPS(Dtype d) const noexcept {
     case Dtype::FP4:
       return gpu_.fp4_TFLOPS > 0 ? gpu_.fp4_TFLOPS : (gpu_.fp8_TFLOPS > 0 ? gpu_.fp8_TFLOPS : bf16);
     case Dtype::INT4:
-      return bf16;  // no int4 tensor path on Hopper: dequantized to bf16 math
+    case Dtype::E8M0:  // a scale type, never GEMM math
+      return bf16;     // no int4 tensor path on Hopper: dequantized to bf16 math
   }
   return bf16;
 }

@@ -73,8 +73,12 @@ BatchPoint Planner::Impl::batch_point(const Planner& p, const Strategy& s, Place
     // Chunks of successive requests keep the pipeline full: no fill/drain bubble here.
     TimeBreakdown prompts = p.prefill(s, B, P, order);
     double prompts_us = prompts.total_us() - prompts.bubble_us;
-    pt.tokens_per_s = B * O / (prompts_us + O / A * pt.step_us) * kUsPerS;
-    pt.tokens_per_s_per_user = pt.tokens_per_s / B;
+    const double cycle_us = prompts_us + O / A * pt.step_us;
+    pt.tokens_per_s = B * O / cycle_us * kUsPerS;
+    // TTFT: arrival to first token, so the queueing this throughput implies is part of it.
+    pt.prefill.queue_us = serve_queue_us(prompts_us, cycle_us, B, pt.step_us);
+    // Per user: the decode speed a streaming client sees, 1000 / TPOT.
+    pt.tokens_per_s_per_user = A / pt.step_us * kUsPerS;
   } else {
     pt.prefill = p.prefill(s, B, P, order);
     if (req.mode == PlanMode::Decode) {

@@ -70,7 +70,9 @@ MemoryPerGpu Planner::memory(const Strategy& s) const {
   }
   // Pipeline: a stage's two neighbours (previous and next stage) × send + receive buffers.
   if (s.pp > 1) r.comm_buffers_bytes += 2 * 2 * kP2pChannelsPerPeer * kNcclBuffBytes;
-  r.kv_bytes_per_token = kv_bytes_per_token(m, layout.shard, s.pp);
+  // Per token of the longest sequence: sliding-window layers hold at most their window.
+  const double seq = x.req.max_sequence();
+  r.kv_bytes_per_token = kv_bytes_per_token(m, layout.shard, s.pp) * kv_tokens_held(m, seq) / seq;
   r.kv_capacity_bytes = r.capacity_bytes - r.reserve_bytes - r.weights_bytes - r.activations_bytes -
                         r.comm_buffers_bytes;
   return r;

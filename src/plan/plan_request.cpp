@@ -41,7 +41,15 @@ PathClass parse_path_class(std::string_view text) {
 }
 
 double PlanRequest::max_sequence() const {
+  if (mode == PlanMode::Prefill) return prompt;
   return std::max(prompt + output, context);
+}
+
+double serve_queue_us(double prompts_us, double cycle_us, double batch, double step_us) {
+  if (!(cycle_us > 0) || !(batch > 0) || prompts_us <= 0) return step_us / 2;
+  const double rho = std::min(prompts_us / cycle_us, 0.999);  // < 1: the cycle also decodes
+  const double service = prompts_us / batch;
+  return rho * service / (2 * (1 - rho)) + step_us / 2;
 }
 
 void PlanRequest::validate(const ModelSpec& m) const {
@@ -71,14 +79,16 @@ void PlanRequest::validate(const ModelSpec& m) const {
              "]");
   }
   need(mtp_accept == 0 || mtp_accept >= 1, "--mtp-accept", "must be 0 (off) or at least 1");
-  need(max_sequence() <= std::max(m.max_context, 1) || m.max_context == 0, "--prompt/--output",
-       "prompt + output (" + std::to_string(static_cast<long long>(max_sequence())) +
+  need(max_sequence() <= std::max(m.max_context, 1) || m.max_context == 0,
+       mode == PlanMode::Prefill ? "--prompt" : "--prompt/--output",
+       std::string(mode == PlanMode::Prefill ? "prompt (" : "prompt + output (") +
+           std::to_string(static_cast<long long>(max_sequence())) +
            " tokens) exceeds the model's context of " + std::to_string(m.max_context));
 }
 
 double TimeBreakdown::total_us() const {
   return weights_us + kv_us + activations_us + compute_us + floors_us + launch_overhead_us +
-         tp_allreduce_us + dp_gather_us + ep_alltoall_us + pp_sendrecv_us + bubble_us;
+         tp_allreduce_us + dp_gather_us + ep_alltoall_us + pp_sendrecv_us + bubble_us + queue_us;
 }
 
 TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
@@ -93,6 +103,7 @@ TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
   ep_alltoall_us += o.ep_alltoall_us;
   pp_sendrecv_us += o.pp_sendrecv_us;
   bubble_us += o.bubble_us;
+  queue_us += o.queue_us;
   return *this;
 }
 
@@ -109,6 +120,7 @@ TimeBreakdown TimeBreakdown::scaled(double f) const {
   r.ep_alltoall_us = ep_alltoall_us * f;
   r.pp_sendrecv_us = pp_sendrecv_us * f;
   r.bubble_us = bubble_us * f;
+  r.queue_us = queue_us * f;
   return r;
 }
 
@@ -123,7 +135,8 @@ std::vector<std::pair<std::string, double>> terms(const TimeBreakdown& b) {
           {"dp_gather", b.dp_gather_us},
           {"ep_alltoall", b.ep_alltoall_us},
           {"pp_sendrecv", b.pp_sendrecv_us},
-          {"bubble", b.bubble_us}};
+          {"bubble", b.bubble_us},
+          {"queue", b.queue_us}};
 }
 
 std::string to_string(const Strategy& s) {

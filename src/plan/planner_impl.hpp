@@ -38,6 +38,7 @@ struct Planner::Impl {
   ComputeModel cm;
   CollectiveModel comm;
   Placer placer;
+  std::vector<std::string> precision_notes;  // formats the GPU runs weight-only (perf.hpp)
   mutable std::map<KernelKey, TimeBreakdown> kernel_cache;
   mutable std::map<CommKey, double> comm_cache;
 

@@ -91,6 +91,45 @@ std::string explain(const PlanResult& best, const PlanResult& next, PlanMode mod
   return s;
 }
 
+// The unfit plan closest to fitting: the most KV room left (its memory was priced), else the
+// first; the hint follows what binds.
+void explain_no_fit(PlanOutput& out) {
+  const PlanResult* closest = &out.plans.front();
+  for (const PlanResult& p : out.plans)
+    if (p.memory.capacity_bytes > 0 &&
+        (closest->memory.capacity_bytes <= 0 ||
+         p.memory.kv_capacity_bytes > closest->memory.kv_capacity_bytes))
+      closest = &p;
+  const std::string& why = closest->reason;
+  std::string hint =
+      "try a smaller --batch or --prompt/--output, more GPUs (--nodes N), FP8 "
+      "weights (--precision fp8) or an FP8 KV cache (--kv-dtype fp8)";
+  if (why.find("path class") != std::string::npos)
+    hint = "allow a worse --max-tp-class, or pin a smaller --tp";
+  else if (why.find("divisible") != std::string::npos)
+    hint = "pin other --tp/--pp/--ep values (they must divide the model's heads and layers)";
+  out.status = "no_plan_fits";
+  out.status_message = "No plan fits: " + std::to_string(out.plans.size()) +
+                       (out.plans.size() == 1 ? " strategy" : " strategies") +
+                       " tried; the closest, " + to_string(closest->strategy) + ", fails because " +
+                       why + ". Hint: " + hint + ".";
+}
+
+void explain_limits(PlanOutput& out, const PlanRequest& r) {
+  const PlanResult& b = out.plans.front();
+  std::string s = "No plan meets the limits: the best, " + to_string(b.strategy) + " at batch " +
+                  num("%.0f", b.batch) + ", runs";
+  if (r.tpot_max_ms > 0)
+    s += " TPOT " + num("%.2f", b.tpot_ms) + " ms (limit " + num("%g", r.tpot_max_ms) + ")";
+  if (r.ttft_max_ms > 0)
+    s += std::string(r.tpot_max_ms > 0 ? " and" : "") + " TTFT " + num("%.1f", b.ttft_ms) +
+         " ms (limit " + num("%g", r.ttft_max_ms) + ")";
+  out.status = "no_plan_meets_limits";
+  out.status_message = s +
+                       ". Hint: relax the limit, add GPUs (--nodes N), use FP8 weights "
+                       "(--precision fp8) or speculative decoding (--mtp-accept).";
+}
+
 }  // namespace
 
 Planner::Planner(const ModelSpec& model, const Router& router, PlanRequest request)
@@ -108,8 +147,12 @@ PlanOutput Planner::run() const {
   out.topology = x.router->topology().name;
   out.gpu = x.gpu.name;
   out.gpus = x.gpus;
+  out.topology_gpus = static_cast<int>(x.router->topology().gpus().size());
   out.request = x.req;
   out.context = x.req.decode_context();
+  out.precision_notes = x.precision_notes;
+  out.weight_format = describe_gemm_formats(x.model);
+  out.kv_dtype = std::string(to_string(x.model.dtypes.kv_cache));
   std::vector<ParetoPoint> all;
   std::vector<Strategy> strategies = enumerate_strategies(x.model, x.gpus, x.req);
   if (strategies.empty())
@@ -120,16 +163,30 @@ PlanOutput Planner::run() const {
   for (const Strategy& s : strategies) {
     std::vector<BatchPoint> pts;
     out.plans.push_back(x.evaluate(*this, s, 0, x.req.order, &pts));
+    const bool limited = x.req.tpot_max_ms > 0 || x.req.ttft_max_ms > 0;
     for (const BatchPoint& p : pts)
-      all.push_back({s, p.batch, p.tpot_ms, p.tokens_per_s_per_gpu, p.tokens_per_s_per_user});
+      if (!limited || p.meets_limits)
+        all.push_back({s, p.batch, p.tpot_ms, p.tokens_per_s_per_gpu, p.tokens_per_s_per_user});
   }
   out.strategies_evaluated = static_cast<int>(out.plans.size());
   std::stable_sort(
       out.plans.begin(), out.plans.end(),
       [&](const PlanResult& a, const PlanResult& b) { return better(a, b, x.req.mode); });
   out.pareto = pareto_front(std::move(all));
-  if (out.plans.empty() || !out.plans.front().fits) return out;
+  if (out.plans.empty()) return out;
+  if (!out.plans.front().fits) {
+    explain_no_fit(out);
+    return out;
+  }
   PlanResult& best = out.plans.front();
+  if (!best.meets_limits) explain_limits(out, x.req);
+  if (x.req.mode == PlanMode::Serve && x.req.batch <= 0 && x.req.tpot_max_ms <= 0 &&
+      x.req.ttft_max_ms <= 0)
+    out.objective_note =
+        "No latency limit: this plan maximises output tokens/s per GPU and runs at " +
+        num("%.1f", best.tokens_per_s_per_user) +
+        " tokens/s per user. Set an SLA, e.g. --tpot-max 50 (20 tokens/s/user) "
+        "and --ttft-max 2000, to trade throughput for interactivity.";
   out.placement = x.placer.place(best.strategy, x.req.order);
   for (std::size_t i = 0; i < out.plans.size() && i < static_cast<std::size_t>(x.req.top); ++i) {
     if (!out.plans[i].fits) continue;

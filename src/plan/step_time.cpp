@@ -22,9 +22,18 @@ const GpuSpec& first_gpu(const Router& r, int gpus) {
   if (t.gpus().empty()) throw InputError(t.name, "", "the topology has no GPUs to plan on");
   if (gpus > static_cast<int>(t.gpus().size()))
     throw InputError("--gpus", "",
-                     std::to_string(gpus) + " GPUs asked but " + t.name + " has " +
-                         std::to_string(t.gpus().size()));
+                     std::to_string(gpus) +
+                         " GPUs asked (--gpus, or the pinned tp x pp x dp) but " + t.name +
+                         " has " + std::to_string(t.gpus().size()));
   return t.gpu_spec(t.gpus().front());
+}
+
+// GPUs the plan uses: --gpus, else the product of tp, pp and dp when all three are pinned (vLLM
+// --tensor-parallel-size 4 on an 8-GPU box uses 4), else the whole topology.
+int plan_gpus(const PlanRequest& q, const Router& r) {
+  if (q.gpus > 0) return q.gpus;
+  if (q.tp && q.pp && q.dp) return *q.tp * *q.pp * *q.dp;
+  return static_cast<int>(r.topology().gpus().size());
 }
 
 }  // namespace
@@ -53,11 +62,13 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q)
     : model(m),
       router(&r),
       req(std::move(q)),
-      gpus(req.gpus > 0 ? req.gpus : static_cast<int>(r.topology().gpus().size())),
-      gpu(first_gpu(r, req.gpus)),
+      gpus(plan_gpus(req, r)),
+      gpu(first_gpu(r, gpus)),
       cm(ComputeModel::for_gpu(gpu)),
       comm(r, req.comm_tuning ? *req.comm_tuning : NcclTuning::builtin()),
-      placer(r) {}
+      placer(r) {
+  precision_notes = fit_formats_to_gpu(model, gpu);
+}
 
 Shard Planner::Impl::shard(const Strategy& s) const {
   return Shard{.tp = s.tp, .ep = s.ep, .expert_tp = s.tp / s.ep, .attention_dp = s.attention_dp};

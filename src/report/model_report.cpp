@@ -203,17 +203,28 @@ void print_model_list(std::ostream& os, const std::vector<ModelSpec>& models, bo
                      {"layers", m.layers},
                      {"hidden_size", m.hidden},
                      {"weight_dtype", to_string(m.dtypes.weights.dtype)},
+                     {"expert_dtype", m.is_moe() ? ordered_json(to_string(
+                                                       m.dtypes.format(Part::RoutedExperts).dtype))
+                                                 : ordered_json(nullptr)},
+                     {"max_context", m.max_context},
                      {"kv_bytes_per_token", json_number(kv_bytes_per_token(m))}});
     }
     os << ordered_json{{"models", arr}}.dump(2) << "\n";
     return;
   }
-  Table t({"name", "arch", "total", "active", "layers", "hidden", "dtype", "KV/token"});
+  Table t({"name", "arch", "total", "active", "layers", "hidden", "context", "dtype", "KV/token"});
   for (const auto& m : models) {
     ParamCount c = count_params(m);
+    // "bf16/fp4" when the experts are stored differently (gpt-oss: MXFP4 experts).
+    std::string dtype(to_string(m.dtypes.weights.dtype));
+    const Dtype experts = m.dtypes.format(Part::RoutedExperts).dtype;
+    if (m.is_moe() && experts != m.dtypes.weights.dtype)
+      dtype += "/" + std::string(to_string(experts));
+    // Contexts are powers-of-two multiples of 1024 tokens: "128K" for 131072.
+    std::string context = m.max_context % 1024 == 0 ? std::to_string(m.max_context / 1024) + "K"
+                                                    : std::to_string(m.max_context);
     t.add_row({m.name, arch_name(m), billions(c.total.sum()), billions(c.active.sum()),
-               std::to_string(m.layers), std::to_string(m.hidden),
-               std::string(to_string(m.dtypes.weights.dtype)),
+               std::to_string(m.layers), std::to_string(m.hidden), context, dtype,
                format_bytes_binary(kv_bytes_per_token(m))});
   }
   t.print(os);

@@ -3,17 +3,35 @@
 #include "report/plan_report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
 namespace {
 
 using nlohmann::ordered_json;
+
+// Counts (sequences, tokens) are whole numbers: JSON integers. A fractional one (an average)
+// stays a float.
+ordered_json count(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
+// An unset limit or option (0 in the request): null, not 0.0.
+ordered_json unset_if_zero(double v) {
+  return v > 0 ? ordered_json(v) : ordered_json(nullptr);
+}
+
+ordered_json text_or_null(const std::string& s) {
+  return s.empty() ? ordered_json(nullptr) : ordered_json(s);
+}
 
 ordered_json strategy_json(const Strategy& s) {
   return {{"tp", s.tp}, {"pp", s.pp}, {"ep", s.ep}, {"dp", s.dp}, {"attention_dp", s.attention_dp}};
@@ -64,12 +82,12 @@ ordered_json groups_json(const std::vector<GroupSummary>& gs) {
 ordered_json plan_json(const PlanResult& p) {
   ordered_json j{{"strategy", strategy_json(p.strategy)},
                  {"fits", p.fits},
-                 {"reason", p.reason},
+                 {"reason", text_or_null(p.reason)},
                  {"meets_limits", p.meets_limits},
                  {"memory_per_gpu_bytes", p.memory.used_bytes()},
                  {"memory", memory_json(p.memory)},
-                 {"max_batch", p.max_batch},
-                 {"batch", p.batch},
+                 {"max_batch", count(p.max_batch)},
+                 {"batch", count(p.batch)},
                  {"ttft_ms", p.ttft_ms},
                  {"tpot_ms", p.tpot_ms},
                  {"tokens_per_s", p.tokens_per_s},
@@ -87,19 +105,22 @@ ordered_json request_json(const PlanOutput& o) {
                  {"topology", o.topology},
                  {"gpu", o.gpu},
                  {"gpus", o.gpus},
+                 {"topology_gpus", o.topology_gpus},
                  {"mode", to_string(r.mode)},
-                 {"batch", r.batch},
-                 {"prompt", r.prompt},
-                 {"output", r.output},
-                 {"context", o.context},
-                 {"tpot_max_ms", r.tpot_max_ms},
-                 {"ttft_max_ms", r.ttft_max_ms},
-                 {"mtp_accept", r.mtp_accept},
+                 {"batch", r.batch > 0 ? count(r.batch) : ordered_json(nullptr)},
+                 {"prompt", count(r.prompt)},
+                 {"output", count(r.output)},
+                 {"context", count(o.context)},
+                 {"tpot_max_ms", unset_if_zero(r.tpot_max_ms)},
+                 {"ttft_max_ms", unset_if_zero(r.ttft_max_ms)},
+                 {"mtp_accept", unset_if_zero(r.mtp_accept)},
                  {"mtp_draft", r.mtp_draft},
                  {"placement", to_string(r.order)},
                  {"mem_util", r.mem_util},
-                 {"prefill_chunk", r.prefill_chunk},
-                 {"cuda_graphs", r.cuda_graphs}};
+                 {"prefill_chunk", count(r.prefill_chunk)},
+                 {"cuda_graphs", r.cuda_graphs},
+                 {"weight_format", o.weight_format},
+                 {"kv_dtype", o.kv_dtype}};
   return j;
 }
 
@@ -117,20 +138,30 @@ void round_numbers(ordered_json& j) {
 
 void print_plan_json(std::ostream& os, const PlanOutput& out) {
   ordered_json j;
+  j["status"] = out.status;
+  j["message"] = text_or_null(out.status_message);
   j["request"] = request_json(out);
   j["strategies_evaluated"] = out.strategies_evaluated;
+  ordered_json used = ordered_json::array();
+  if (out.placement)
+    for (const RankPlacement& r : out.placement->ranks) used.push_back(r.device_id);
+  j["gpus_used"] = std::move(used);
+  j["precision_notes"] = out.precision_notes;
   ordered_json plans = ordered_json::array();
   for (const PlanResult& p : out.plans) plans.push_back(plan_json(p));
   j["plans"] = std::move(plans);
   ordered_json pareto = ordered_json::array();
   for (const ParetoPoint& p : out.pareto)
     pareto.push_back({{"strategy", strategy_json(p.strategy)},
-                      {"batch", p.batch},
+                      {"batch", count(p.batch)},
                       {"tpot_ms", p.tpot_ms},
                       {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
                       {"tokens_per_s_per_user", p.tokens_per_s_per_user}});
   j["pareto"] = std::move(pareto);
-  j["explanation"] = out.explanation;
+  j["explanation"] = text_or_null(out.explanation);
+  j["objective_note"] = text_or_null(out.objective_note);
+  // Always present (null when no plan fits), so every output has the same keys.
+  j["bad_placement"] = nullptr;
   if (out.bad_placement) {
     const PlanResult& b = *out.bad_placement;
     j["bad_placement"] = {{"order", out.bad_order},
@@ -158,11 +189,14 @@ std::string batch_text(double b) {
 
 void print_header(std::ostream& os, const PlanOutput& o) {
   const PlanRequest& r = o.request;
-  os << "topoplan plan: " << o.model << " on " << o.topology << " (" << o.gpus << "x " << o.gpu
-     << "), mode " << to_string(r.mode) << "\n";
-  os << "workload: prompt " << fmt("%.0f", r.prompt) << ", output " << fmt("%.0f", r.output)
-     << ", decode context " << fmt("%.0f", o.context)
-     << (r.context > 0 ? "" : " (prompt + output/2)") << ", batch "
+  os << "topoplan plan: " << o.model << " on " << o.topology << " (";
+  if (o.gpus < o.topology_gpus) os << o.gpus << " of ";
+  os << o.topology_gpus << "x " << o.gpu << "), mode " << to_string(r.mode) << "\n";
+  os << "workload: prompt " << fmt("%.0f", r.prompt);
+  if (r.mode != PlanMode::Prefill)  // prefill mode never generates: no output, no decode context
+    os << ", output " << fmt("%.0f", r.output) << ", decode context " << fmt("%.0f", o.context)
+       << (r.context > 0 ? "" : " (prompt + output/2)");
+  os << ", batch "
      << (r.batch > 0 ? batch_text(r.batch)
                      : (r.mode == PlanMode::Serve ? "searched" : std::string("1")));
   if (r.tpot_max_ms > 0) os << ", TPOT <= " << fmt("%g", r.tpot_max_ms) << " ms";
@@ -171,10 +205,11 @@ void print_header(std::ostream& os, const PlanOutput& o) {
   if (!r.cuda_graphs) os << ", CUDA graphs off (eager decode launches)";
   if (r.mtp_accept > 0)
     os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
-  os << "\n"
-     << o.strategies_evaluated << " strategies evaluated; placement " << to_string(r.order)
-     << "; tokens/s are output tokens" << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "")
-     << "\n\n";
+  os << "\nweights " << o.weight_format << "; KV cache " << o.kv_dtype << "\n";
+  for (const std::string& n : o.precision_notes) os << "note: " << n << "\n";
+  os << count_of(o.strategies_evaluated, "strategy", "strategies") << " evaluated; placement "
+     << to_string(r.order) << "; tokens/s are output tokens"
+     << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "") << "\n\n";
 }
 
 void print_ranking(std::ostream& os, const PlanOutput& o) {
@@ -195,9 +230,11 @@ void print_ranking(std::ostream& os, const PlanOutput& o) {
   }
   t.print(os);
   int fitting = static_cast<int>(o.plans.size()) - infeasible;
-  if (fitting > shown) os << "(" << fitting - shown << " more fitting strategies; --top N)\n";
+  if (fitting > shown)
+    os << "(" << count_of(fitting - shown, "more fitting strategy", "more fitting strategies")
+       << "; --top N)\n";
   if (infeasible > 0) {
-    os << infeasible << " strategies do not fit, e.g.:\n";
+    os << count_of(infeasible, "strategy does", "strategies do") << " not fit, e.g.:\n";
     int n = 0;
     for (const PlanResult& p : o.plans)
       if (!p.fits && n++ < 3) os << "  " << to_string(p.strategy) << ": " << p.reason << "\n";
@@ -241,10 +278,11 @@ void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& be
     os << "  ... " << pl.ranks.size() - limit << " more ranks (--json)\n";
   Table g({"group", "groups", "size", "class", "bottleneck GB/s", "link", "crosses nodes"});
   for (const GroupSummary& s : best.groups)
-    g.add_row({s.kind, std::to_string(s.groups), std::to_string(s.size),
-               std::string(to_string(s.worst_class)), fmt("%.0f", s.bottleneck_GBps),
-               s.bottleneck_link.empty() ? "-" : s.bottleneck_link,
-               s.crosses_nodes ? "yes" : "no"});
+    if (s.size > 1)  // a group of one GPU communicates nothing (ep of a dense model, tp1)
+      g.add_row({s.kind, std::to_string(s.groups), std::to_string(s.size),
+                 std::string(to_string(s.worst_class)), fmt("%.0f", s.bottleneck_GBps),
+                 s.bottleneck_link.empty() ? "-" : s.bottleneck_link,
+                 s.crosses_nodes ? "yes" : "no"});
   g.print(os, "  ");
   if (o.bad_placement && o.bad_placement->fits) {
     const PlanResult& b = *o.bad_placement;
@@ -255,6 +293,16 @@ void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& be
        << (b.tpot_ms / best.tpot_ms < 1.001 ? ": the same GPUs and paths on this topology" : "")
        << ".\n";
   }
+}
+
+// Which GPUs a plan on part of the topology took (vLLM takes the first N visible devices).
+void print_gpus_used(std::ostream& os, const PlanOutput& o) {
+  os << "GPUs used: " << o.gpus << " of " << o.topology_gpus << " (";
+  const auto& ranks = o.placement->ranks;
+  for (std::size_t i = 0; i < ranks.size() && i < 16; ++i)
+    os << (i ? ", " : "") << ranks[i].device_id;
+  if (ranks.size() > 16) os << ", ... " << ranks.size() - 16 << " more";
+  os << "); the other " << o.topology_gpus - o.gpus << " stay idle\n";
 }
 
 void print_pareto(std::ostream& os, const PlanOutput& o) {
@@ -273,24 +321,24 @@ void print_pareto(std::ostream& os, const PlanOutput& o) {
 }  // namespace
 
 void print_plan(std::ostream& os, const PlanOutput& o) {
+  if (!o.status_message.empty()) os << o.status_message << "\n\n";
   print_header(os, o);
   print_ranking(os, o);
-  if (o.plans.empty() || !o.plans.front().fits) {
-    os << "\nNo strategy fits. Try more GPUs (--nodes), a shorter --prompt/--output, or "
-          "--mem-util.\n";
-    return;
-  }
+  if (o.plans.empty() || !o.plans.front().fits) return;
   const PlanResult& best = o.plans.front();
   os << "\nBest: " << to_string(best.strategy) << " at batch " << batch_text(best.batch) << "\n";
+  if (o.gpus < o.topology_gpus && o.placement) print_gpus_used(os, o);
   print_memory(os, best.memory);
   if (best.max_batch < 8 && o.request.mode == PlanMode::Serve)
-    os << "Note: only " << batch_text(best.max_batch) << " sequence(s) of "
+    os << "Note: only " << batch_text(best.max_batch)
+       << (best.max_batch == 1 ? " sequence" : " sequences") << " of "
        << fmt("%.0f", o.request.max_sequence()) << " tokens fit the KV cache. The reserve ("
        << gbytes(best.memory.reserve_bytes) << " at --mem-util " << fmt("%g", o.request.mem_util)
        << ") is the largest lever; more GPUs (--nodes) cut the weights per GPU.\n";
   print_breakdowns(os, best);
   if (o.placement) print_placement(os, o, best);
   if (!o.explanation.empty()) os << "Why: " << o.explanation << "\n";
+  if (!o.objective_note.empty()) os << o.objective_note << "\n";
   if (o.request.mode == PlanMode::Serve) print_pareto(os, o);
 }
 

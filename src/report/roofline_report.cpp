@@ -26,6 +26,8 @@ void print_json(std::ostream& os, const RooflineContext& c, const RooflineResult
   j["bandwidth_override"] = c.bandwidth_override;
   j["curves_measured_on_this_gpu"] = c.curves_measured;
   j["provenance"] = c.provenance;
+  j["weight_format"] = c.weight_format;
+  j["precision_notes"] = c.precision_notes;
   j["workload"] = {{"phase", "decode"},
                    {"batch", c.workload.batch},
                    {"context", c.workload.context},
@@ -88,7 +90,10 @@ void print_text(std::ostream& os, const RooflineContext& c, const RooflineResult
      << (c.shard.tp > 1 ? " (one GPU's shard, communication excluded)" : "") << "\n";
   os << "memory bandwidth " << fmt("%g", c.peak_hbm_GBps) << " GB/s"
      << (c.bandwidth_override ? " (--mem-bw override)" : " (datasheet)") << "\n";
-  os << "curves: " << c.provenance << "\n\n";
+  os << "curves: " << c.provenance << "\n";
+  os << "weights: " << c.weight_format << "\n";
+  for (const std::string& n : c.precision_notes) os << "note: " << n << "\n";
+  os << "\n";
   os << "naive bound    " << format_bytes_decimal(r.active_weight_bytes / c.shard.tp)
      << " of active weights / " << fmt("%g", c.peak_hbm_GBps) << " GB/s = " << ms(r.naive_us)
      << " per step\n";

@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "topoplan/model.hpp"
 #include "topoplan/perf.hpp"
@@ -18,6 +19,8 @@ struct RooflineContext {
   std::string provenance;
   Workload workload;
   Shard shard;
+  std::string weight_format;                 // describe_gemm_formats of the model as run
+  std::vector<std::string> precision_notes;  // formats run weight-only on this GPU
 };
 
 void print_roofline(std::ostream& os, const RooflineContext& c, const RooflineResult& r, bool json);

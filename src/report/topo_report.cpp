@@ -91,7 +91,7 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
     for (std::size_t i = 0; i < s.switches_per_tier.size(); ++i)
       tiers += (i ? " / " : "") + std::to_string(s.switches_per_tier[i]);
     table.add_row({"fabric", t.fabric.kind + ", " + t.fabric.link + ", " +
-                                 std::to_string(t.fabric.tiers) + " tier(s), oversubscription " +
+                                 count_of(t.fabric.tiers, "tier", "tiers") + ", oversubscription " +
                                  fmt("%g", t.fabric.oversubscription)});
     table.add_row({"switches per tier", tiers});
   }
@@ -168,7 +168,8 @@ void print_topo_validate(std::ostream& os, const std::string& source,
     return;
   }
   for (const auto& d : diagnostics) os << source << ": " << d.location << ": " << d.message << "\n";
-  os << source << ": " << diagnostics.size() << " problem(s)\n";
+  os << source << ": "
+     << count_of(static_cast<long long>(diagnostics.size()), "problem", "problems") << "\n";
 }
 
 }  // namespace topoplan::report

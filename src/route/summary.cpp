@@ -51,6 +51,10 @@ TopologySummary summarize(const Router& router, bool with_bisection) {
   if (node_gpus > 0)
     s.network_share_GBps = std::min(s.network_GBps, ports / static_cast<double>(node_gpus));
   if (with_bisection) s.bisection_GBps = bisection_GBps(router);
+  // With every GPU sending to the other half of the cluster, an oversubscribed fabric gives each
+  // at most its share of the bisection (max-flow over the graph, so uplink ratios count).
+  if (with_bisection && s.nodes > 1 && s.bisection_GBps > 0)
+    s.network_share_GBps = std::min(s.network_share_GBps, s.bisection_GBps / (s.gpus / 2.0));
   return s;
 }
 

@@ -50,3 +50,12 @@ topoplan_cli_test(collective_too_many_gpus
                   ARGS collective all-reduce --topology hgx-h100-8 --gpus 16 --size 1G EXIT 2
                   EXPECT_STDERR "only 8 GPUs")
 topoplan_cli_test(collective_help ARGS collective --help EXPECT_STDOUT "--sweep")
+# Bracket ranges of the topology format in --ranks (issue 10).
+topoplan_cli_test(collective_ranks_brackets
+                  ARGS collective all-reduce --topology hgx-h100-8 --nodes 4
+                       --ranks n[0-3]/gpu0,n0/gpu[1-2] --size 1G
+                  EXPECT_STDOUT "6 ranks, 4 servers")
+topoplan_cli_test(collective_ranks_brackets_unknown
+                  ARGS collective all-reduce --topology hgx-h100-8 --nodes 2 --ranks n[0-3]/gpu0
+                       --size 1G
+                  EXIT 2 EXPECT_STDERR "n2/gpu0")

@@ -54,3 +54,11 @@ topoplan_cli_test(topo_missing_file ARGS topo show missing-topology.json EXIT 2
 # Model JSON syntax errors name the line and column, like topology files.
 topoplan_cli_test(model_truncated_json ARGS model show ${CMAKE_CURRENT_SOURCE_DIR}/data/model_truncated.json
                   EXIT 2 EXPECT_STDERR "model_truncated.json: line 4, column 1: malformed JSON")
+# Every --help ends with an example command line (issue 10).
+foreach(cmd "" plan topo "topo list" "topo show" "topo paths" "topo validate" "topo gpus"
+        collective model "model list" "model show" "model roofline")
+  string(REPLACE " " ";" cmd_args "${cmd}")
+  string(REPLACE " " "_" cmd_name "help_example_${cmd}")
+  topoplan_cli_test(${cmd_name} ARGS ${cmd_args} --help
+                    EXPECT_STDOUT "Example:\n  topoplan [^\n]+\n$")
+endforeach()

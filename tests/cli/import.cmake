@@ -12,7 +12,7 @@ import_plan_same(import_nccl_xml_plans_like_builtin nccl-xml ${samples}/nccl-xml
                  hgx-h100-8 PLAN --model llama-3-70b)
 import_plan_same(import_nccl_xml_plans_like_builtin_decode nccl-xml
                  ${samples}/nccl-xml/hgx-h100-8.xml hgx-h100-8
-                 PLAN --model deepseek-r1 --mode decode --top 3)
+                 PLAN --model qwen3-235b-a22b --mode decode --top 3)
 import_plan_same(import_nvidia_smi_plans_like_builtin nvidia-smi ${samples}/nvidia-smi/hgx-h100-8.txt
                  hgx-h100-8 PLAN --model llama-3-70b IMPORT --gpu H100 --nic ConnectX-7)
 topoplan_cli_test(topo_import_needs_gpu ARGS topo import nccl-xml ${samples}/nccl-xml/gb200-tray.xml

@@ -3,7 +3,7 @@
 set(model_inputs ${CMAKE_CURRENT_SOURCE_DIR}/golden)
 topoplan_cli_test(model_list_json ARGS model list --json GOLDEN model_list.json)
 topoplan_cli_test(model_list_table ARGS model list
-                  EXPECT_STDOUT "deepseek-r1 +MoE MLA +671.03 B +36.63 B +61 +7168 +fp8")
+                  EXPECT_STDOUT "deepseek-r1 +MoE MLA +671.03 B +36.63 B +61 +7168 +160K +fp8")
 topoplan_cli_test(model_show_deepseek_r1_json ARGS model show deepseek-r1 --json
                   GOLDEN model_show_deepseek_r1.json)
 topoplan_cli_test(model_show_llama_3_70b_tp8_json
@@ -22,3 +22,7 @@ topoplan_cli_test(model_show_bad_file ARGS model show ${model_inputs}/model_inpu
 topoplan_cli_test(model_show_bad_tp ARGS model show llama-3-8b --tp 3 EXIT 2 EXPECT_STDERR "--tp")
 topoplan_cli_test(model_show_bad_ep ARGS model show llama-3-8b --ep 2 EXIT 2 EXPECT_STDERR "--ep")
 topoplan_cli_test(model_no_subcommand ARGS model EXIT 2)
+topoplan_cli_test(model_show_precision_int4 ARGS model show llama-3-8b --precision int4
+                  EXPECT_STDOUT "weights int4\\+fp16 scales")
+topoplan_cli_test(model_list_context ARGS model list
+                  EXPECT_STDOUT "context.*llama-3.1-8b +dense GQA +8.03 B +7.50 B +32 +4096 +128K")

@@ -24,3 +24,42 @@ topoplan_cli_test(plan_cuda_graphs_off_table
                   EXPECT_STDOUT "CUDA graphs off.*launch_overhead")
 topoplan_cli_test(plan_bad_cuda_graphs ARGS plan --cuda-graphs yes EXIT 2
                   EXPECT_STDERR "--cuda-graphs: expected 'on' or 'off'")
+# --precision / --kv-dtype (issue 10): Llama-3-70B in FP8 on one H200 without a model file.
+topoplan_cli_test(plan_llama_3_70b_fp8_one_h200
+                  ARGS plan --model llama-3-70b --precision fp8 --kv-dtype fp8 --topology hgx-h200-8
+                       --gpus 1 --mode decode
+                  EXPECT_STDOUT "weights fp8, fp32 scale per 16384 elements.*KV cache fp8.*tp1 pp1 dp1 +yes")
+topoplan_cli_test(plan_fp8_on_a100_weight_only
+                  ARGS plan --model llama-3-8b --precision fp8 --topology dgx-a100-8 --tp 8
+                       --mode decode
+                  EXPECT_STDOUT "note: fp8 weights: A100-SXM-80GB has no fp8 tensor cores; priced as weight-only")
+topoplan_cli_test(plan_bad_precision ARGS plan --precision fp6 EXIT 2 EXPECT_STDERR "fp8")
+topoplan_cli_test(plan_bad_kv_dtype ARGS plan --kv-dtype int4 EXIT 2 EXPECT_STDERR "KV cache dtype")
+# Pins on part of the server (issue 10): tp 4 x pp 1 x dp 1 on 8 GPUs plans on the first four.
+topoplan_cli_test(plan_pins_part_of_server
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 4 --pp 1 --dp 1
+                       --mode decode
+                  EXPECT_STDOUT "\\(4 of 8x H100-SXM\\).*GPUs used: 4 of 8 \\(gpu0, gpu1, gpu2, gpu3\\); the other 4 stay idle")
+topoplan_cli_test(plan_pins_part_of_server_json
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 2 --pp 1 --dp 1
+                       --mode prefill --json
+                  EXPECT_STDOUT "\"gpus\": 2,.*\"topology_gpus\": 8.*\"gpus_used\": \\[[^]]*\"gpu0\",[^]]*\"gpu1\"[^]]*\\]")
+# Workload semantics (issue 10): exit 3 when nothing fits, said first; prefill ignores --output.
+topoplan_cli_test(plan_nothing_fits_exit3 ARGS plan --model llama-3.1-405b --topology hgx-h100-8
+                  EXIT 3 EXPECT_STDOUT "^No plan fits: .*Hint: .*--precision fp8")
+topoplan_cli_test(plan_limits_unmet_json ARGS plan --model llama-3-8b --topology hgx-h100-8
+                       --tpot-max 1 --json
+                  EXIT 3 EXPECT_STDOUT "\"status\": \"no_plan_meets_limits\"")
+topoplan_cli_test(plan_prefill_full_context ARGS plan --model llama-3-8b --topology hgx-h100-8
+                       --mode prefill --prompt 8192 --output 4096
+                  EXPECT_STDOUT "workload: prompt 8192, batch 1")
+topoplan_cli_test(plan_serve_no_sla ARGS plan --model llama-3-8b --topology hgx-h100-8
+                  EXPECT_STDOUT "No latency limit: this plan maximises output tokens/s per GPU")
+# Output (issue 10): counts are JSON integers, unset values null, the same keys when nothing fits.
+topoplan_cli_test(plan_json_nulls_when_nothing_fits
+                  ARGS plan --model llama-3.1-405b --topology hgx-h100-8 --json
+                  EXIT 3
+                  EXPECT_STDOUT "\"batch\": null,\n    \"prompt\": 1024,.*\"tpot_max_ms\": null.*\"bad_placement\": null")
+topoplan_cli_test(plan_one_strategy_singular
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 8 --mode decode
+                  EXPECT_STDOUT "\n1 strategy evaluated")

@@ -27,3 +27,5 @@ topoplan_cli_test(roofline_bad_tp ARGS model roofline llama-3-8b --gpu H20 --tp 
                   EXPECT_STDERR "--tp")
 topoplan_cli_test(roofline_bad_batch ARGS model roofline llama-3-8b --gpu H20 --batch 0 EXIT 2
                   EXPECT_STDERR "--batch")
+topoplan_cli_test(roofline_fp4_on_h100 ARGS model roofline llama-3-8b --gpu H100-SXM --precision fp4
+                  EXPECT_STDOUT "note: fp4 weights: H100-SXM has no fp4 tensor cores")

@@ -27,3 +27,9 @@ topoplan_cli_test(topo_validate_parse_error
                   ARGS topo validate ${CMAKE_CURRENT_SOURCE_DIR}/data/topo_unknown_link.json EXIT 2
                   EXPECT_STDERR "/links/0/type: unknown link type 'nvlink9'")
 topoplan_cli_test(topo_help ARGS topo paths --help EXPECT_STDOUT "--gpus")
+# The GPU catalog (issue 10): the names --gpu takes.
+topoplan_cli_test(topo_gpus ARGS topo gpus EXPECT_STDOUT "H100-SXM +NVIDIA H100 SXM5 80GB +90 +80 GB")
+topoplan_cli_test(topo_gpus_json ARGS topo gpus --json
+                  EXPECT_STDOUT "\"name\": \"A100-SXM-80GB\".*\"fp8_TFLOPS\": null")
+topoplan_cli_test(topo_paths_smi_view ARGS topo paths hgx-h100-8
+                  EXPECT_STDOUT "nvidia-smi topo -m view.*gpu0     X  NV18  NV18.*PIX   PIX  NODE  NODE   SYS")

@@ -42,3 +42,16 @@ TEST_CASE("format helpers") {
   CHECK(format_bytes_decimal(1.5e9) == "1.5 GB");
   CHECK(format_time_us(18.25) == "18.2 us");
 }
+
+TEST_CASE("large byte counts: petabytes, never an exponent") {
+  // 1.31e15 B = 1.31 PB (was "1.31e+03 TB"); 2e18 B = 2000 PB in whole units.
+  CHECK(format_bytes_decimal(1.31e15) == "1.31 PB");
+  CHECK(format_bytes_decimal(2e18) == "2000 PB");
+  CHECK(format_bytes_binary(1024.0 * 1024 * 1024 * 1024 * 1024) == "1 PiB");
+}
+
+TEST_CASE("count_of: singular for one, plural otherwise") {
+  CHECK(count_of(1, "strategy", "strategies") == "1 strategy");
+  CHECK(count_of(0, "strategy", "strategies") == "0 strategies");
+  CHECK(count_of(2, "tier", "tiers") == "2 tiers");
+}

@@ -127,7 +127,8 @@ TEST_CASE("Hugging Face quantization_config: AWQ int4 with fp16 group scales") {
   ParamCount c = count_params(m);
   double linear = c.total[Part::Attention] + c.total[Part::DenseMlp];
   double other = c.total[Part::Embedding] + c.total[Part::LmHead] + c.total[Part::Norms];
-  CHECK(weight_bytes(m, c.total) == doctest::Approx(linear * (0.5 + 2.0 / 128) + 2 * other));
+  // 0.5 B per int4 weight + (2 B fp16 scale + 0.5 B packed int4 zero) per 128-weight group.
+  CHECK(weight_bytes(m, c.total) == doctest::Approx(linear * (0.5 + 2.5 / 128) + 2 * other));
   std::string e = error_of(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
     "num_attention_heads": 2, "vocab_size": 10, "max_position_embeddings": 8,
     "quantization_config": {"quant_method": "bitsandbytes"}})");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/published.hpp"
 #include "model/tiny_models.hpp"
 #include "topoplan/model.hpp"
 
@@ -72,14 +73,7 @@ TEST_CASE("GPT-style options: LayerNorm, biases, learned positions, tied embeddi
   CHECK(c.active[Part::LmHead] == 128);         // but multiplied per token as the LM head
 }
 
-namespace {
-// |computed - published| within `tol` of published.
-void check_close(double computed, double published, double tol) {
-  CAPTURE(computed);
-  CAPTURE(published);
-  CHECK(std::abs(computed - published) <= tol * published);
-}
-}  // namespace
+using topoplan::test::check_close;
 
 TEST_CASE("built-in totals within 1% of published figures") {
   struct Case {
@@ -91,11 +85,24 @@ TEST_CASE("built-in totals within 1% of published figures") {
   // (72.7B); Qwen3-235B-A22B model card (235B); Mistral's Mixtral 8x22B announcement (141B);
   // DeepSeek-V3 report arXiv:2412.19437 abstract (671B, same for R1); GPT-3 paper Table 2.1
   // (175.0B).
-  const Case cases[] = {
-      {"llama-2-7b", 6.74e9},     {"llama-2-70b", 69.0e9},   {"llama-3-8b", 8.03e9},
-      {"llama-3-70b", 70.6e9},    {"llama-3.1-405b", 405e9}, {"qwen2.5-72b", 72.7e9},
-      {"qwen3-235b-a22b", 235e9}, {"mixtral-8x22b", 141e9},  {"deepseek-v3", 671e9},
-      {"deepseek-r1", 671e9},     {"gpt3-175b", 175.0e9}};
+  const Case cases[] = {{"llama-2-7b", 6.74e9},
+                        {"llama-2-70b", 69.0e9},
+                        {"llama-3-8b", 8.03e9},
+                        {"llama-3-70b", 70.6e9},
+                        {"llama-3.1-405b", 405e9},
+                        {"qwen2.5-72b", 72.7e9},
+                        {"qwen3-235b-a22b", 235e9},
+                        {"mixtral-8x22b", 141e9},
+                        {"deepseek-v3", 671e9},
+                        {"deepseek-r1", 671e9},
+                        {"gpt3-175b", 175.0e9},
+                        // Llama 3.1 8B/70B model pages (8.03B, 70.6B); Qwen3-32B card (32.8B);
+                        // gpt-oss model card arXiv:2508.10925 (116.83B); DeepSeek-V3.1 card (671B).
+                        {"llama-3.1-8b", 8.03e9},
+                        {"llama-3.1-70b", 70.6e9},
+                        {"qwen3-32b", 32.8e9},
+                        {"gpt-oss-120b", 116.83e9},
+                        {"deepseek-v3.1", 671e9}};
   for (const auto& c : cases) {
     CAPTURE(c.name);
     check_close(count_params(load_model(c.name)).total.sum(), c.total, 0.01);
@@ -141,4 +148,17 @@ TEST_CASE("weight bytes use per-part formats and block scales") {
   CHECK(weight_bytes(m, c.total) == doctest::Approx(fp8 * (1 + 4.0 / 16384) + 2 * bf16));
   WeightFormat int4{Dtype::INT4, 128, Dtype::FP16};
   CHECK(int4.bytes_per_element() == doctest::Approx(0.5 + 2.0 / 128));
+}
+
+TEST_CASE("new built-ins: 128k Llama 3.1, gpt-oss active 5.13B, Kimi-K2 vs its report") {
+  CHECK(load_model("llama-3.1-8b").max_context == 131072);
+  CHECK(load_model("llama-3.1-70b").max_context == 131072);
+  // gpt-oss model card: 5.13B active (4 of 128 experts + attention + LM head).
+  check_close(count_params(load_model("gpt-oss-120b")).active.sum(), 5.13e9, 0.01);
+  // Kimi K2 report (arXiv:2507.20534): 1.04T total, 32B activated; we count 1026.4B (1.3%
+  // below: the report's figure is rounded up or counts something this model does not) and
+  // 31.69B activated (1.0%).
+  ParamCount k = count_params(load_model("kimi-k2"));
+  check_close(k.total.sum(), 1.04e12, 0.014);
+  check_close(k.active.sum(), 32e9, 0.011);
 }

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "topoplan/hardware.hpp"
 #include "topoplan/model.hpp"
+#include "topoplan/perf.hpp"
 
 using namespace topoplan;
 
@@ -43,4 +45,45 @@ TEST_CASE("bf16 models get no quantization kernels") {
   Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 128, .context = 0};
   for (const KernelCost& k : layer_kernels(m, LayerType::Dense, w, Shard{}))
     CHECK(k.name.find("quant") == std::string::npos);
+}
+
+TEST_CASE("FP8 weights on A100: weight-only, bf16 math, no activation quantization") {
+  // A100 has no FP8 tensor cores (fp8_TFLOPS 0 in the catalog): the GEMM reads 1-byte weights
+  // and multiplies in bf16 (Marlin W8A16), so no quant kernel runs and the weight bytes stay.
+  ModelSpec m = load_model("llama-3-8b");
+  apply_precision(m, "fp8");
+  std::vector<std::string> notes = fit_formats_to_gpu(m, Catalog::builtin().gpu("A100-SXM-80GB"));
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("weight-only") != std::string::npos);
+  Workload w{.phase = Phase::Decode, .batch = 4, .new_tokens = 1, .context = 100};
+  auto ks = layer_kernels(m, LayerType::Dense, w, Shard{});
+  const KernelCost* up = find(ks, "mlp_up_gate");
+  REQUIRE(up != nullptr);
+  CHECK(up->math_dtype == Dtype::BF16);
+  // 2 x 14336 x 4096 weights at 1 + 4/16384 B.
+  CHECK(up->weight_bytes == doctest::Approx(2.0 * 14336 * 4096 * (1 + 4.0 / 16384)));
+  for (const KernelCost& k : ks) CHECK(k.name.find("quant") == std::string::npos);
+}
+
+TEST_CASE("FP8 on H100 is native; FP4 on H100 is weight-only; FP4 on B200 is native") {
+  const Catalog& cat = Catalog::builtin();
+  ModelSpec m = load_model("llama-3-8b");
+  apply_precision(m, "fp8");
+  CHECK(fit_formats_to_gpu(m, cat.gpu("H100-SXM")).empty());
+  CHECK(m.dtypes.format(Part::Attention).weight_only == false);
+  ModelSpec q = load_model("qwen3-235b-a22b");
+  apply_precision(q, "fp4");
+  ModelSpec b = q;
+  CHECK(fit_formats_to_gpu(q, cat.gpu("H100-SXM")).size() == 1);
+  CHECK(q.dtypes.format(Part::RoutedExperts).weight_only);
+  CHECK(q.dtypes.moe_dispatch == Dtype::BF16);  // 16-bit experts take 16-bit tokens
+  CHECK(fit_formats_to_gpu(b, cat.gpu("B200")).empty());
+  CHECK(b.dtypes.moe_dispatch == Dtype::FP8);
+  // NVFP4 activations on B200: 0.5 B per element + one e4m3 scale per 16 elements.
+  Workload w{.phase = Phase::Decode, .batch = 1, .new_tokens = 1, .context = 100};
+  auto ks = layer_kernels(b, LayerType::Moe, w, Shard{});
+  const KernelCost* qkv = find(ks, "qkv_quant");
+  REQUIRE(qkv != nullptr);
+  // Hidden 4096: read 2 B + write 0.5 B per element + 4096 / 16 x 1 B = 10,240 + 256 = 10,496.
+  CHECK(qkv->bytes == doctest::Approx(10496));
 }

@@ -173,3 +173,20 @@ TEST_CASE("identity: every path is a connected walk from src to dst with its bot
     }
   }
 }
+
+TEST_CASE("network share per GPU accounts for an oversubscribed fabric (topo show)") {
+  // 16 x hgx-h100-8 on a 2-tier fat-tree: each GPU has a 50 GB/s NDR400 NIC. Non-blocking, the
+  // bisection carries every GPU's 50 GB/s; at 2:1 the share is the bisection over the 64 GPUs
+  // of one half, below the NIC rate.
+  const Topology full = cluster("hgx-h100-8", 16, "fat-tree");
+  const Router rf(full);
+  const TopologySummary f = summarize(rf, true);
+  CHECK(f.network_share_GBps == doctest::Approx(50));
+  const Topology over = cluster("hgx-h100-8", 16, "fat-tree", 2.0);
+  const Router ro(over);
+  const TopologySummary o = summarize(ro, true);
+  CHECK(o.network_GBps == doctest::Approx(50));
+  CHECK(o.network_share_GBps == doctest::Approx(o.bisection_GBps / 64));
+  CHECK(o.network_share_GBps < 50);
+  CHECK(o.bisection_GBps < f.bisection_GBps);
+}

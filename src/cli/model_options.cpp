@@ -1,0 +1,20 @@
+#include "cli/model_options.hpp"
+
+namespace topoplan::cli {
+
+void add_precision_flags(CLI::App& cmd, PrecisionOptions& o) {
+  cmd.add_option("--precision", o.precision,
+                 "weights of the dense and expert GEMMs: bf16 | fp16 | fp8 (128x128 blocks) | "
+                 "fp4 (NVFP4) | mxfp4 | int4 (AWQ/GPTQ g128); default: the model's own");
+  cmd.add_option("--kv-dtype", o.kv_dtype,
+                 "KV cache dtype: bf16 | fp16 | fp8 (vLLM --kv-cache-dtype); default: the model's");
+}
+
+ModelSpec load_model_with(const std::string& name, const PrecisionOptions& o) {
+  ModelSpec m = load_model(name);
+  if (!o.precision.empty()) apply_precision(m, o.precision);
+  if (!o.kv_dtype.empty()) apply_kv_dtype(m, o.kv_dtype);
+  return m;
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,20 @@
+// --precision and --kv-dtype, shared by `plan`, `model show` and `model roofline`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "topoplan/model.hpp"
+
+namespace topoplan::cli {
+
+struct PrecisionOptions {
+  std::string precision;  // empty: the model's own formats
+  std::string kv_dtype;   // empty: the model's KV dtype
+};
+
+void add_precision_flags(CLI::App& cmd, PrecisionOptions& o);
+// load_model(name) with the precision flags applied.
+ModelSpec load_model_with(const std::string& name, const PrecisionOptions& o);
+
+}  // namespace topoplan::cli
