@@ -97,6 +97,7 @@ void add_topo_command(CLI::App& app, Action& action) {
       add_sub(*topo, "validate", "print every problem of a topology (exit 2 if any)", args,
               run_validate, action);
   add_topology_options(*validate, args->topo, "topology JSON file (or built-in name)");
+  add_topo_render_subcommand(*topo, action);
 }
 
 }  // namespace topoplan::cli

@@ -30,6 +30,7 @@ inline CLI::Validator positive_count() {
 }
 
 void add_topo_command(CLI::App& app, Action& action);
+void add_topo_render_subcommand(CLI::App& topo, Action& action);  // topo render (cmd_render.cpp)
 void add_collective_command(CLI::App& app, Action& action);
 void add_model_command(CLI::App& app, Action& action);  // model list / show (cmd_model.cpp)
 void add_model_roofline_subcommand(CLI::App& model,
