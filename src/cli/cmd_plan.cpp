@@ -24,10 +24,8 @@ struct PlanArgs {
   bool json = false;
 };
 
-int run_plan(PlanArgs& a) {
-  ModelSpec m = load_model(a.model);
-  Topology t = load_topology(a.topo);
-  Router router(t);
+// The request from the flags (shared with `compare`, which plans several designs with it).
+PlanRequest finish_request(PlanArgs& a) {
   a.req.mode = parse_plan_mode(a.mode);
   a.req.order = parse_placement_order(a.placement);
   if (!a.max_tp_class.empty()) a.req.max_tp_class = parse_path_class(a.max_tp_class);
@@ -39,7 +37,14 @@ int run_plan(PlanArgs& a) {
   if (a.cuda_graphs != "on" && a.cuda_graphs != "off")
     throw InputError("--cuda-graphs", "", "expected 'on' or 'off', got '" + a.cuda_graphs + "'");
   a.req.cuda_graphs = a.cuda_graphs == "on";
-  PlanOutput out = plan(m, router, a.req);
+  return a.req;
+}
+
+int run_plan(PlanArgs& a) {
+  ModelSpec m = load_model(a.model);
+  Topology t = load_topology(a.topo);
+  Router router(t);
+  PlanOutput out = plan(m, router, finish_request(a));
   if (a.json)
     report::print_plan_json(std::cout, out);
   else
@@ -84,6 +89,13 @@ void add_strategy_flags(CLI::App& sub, PlanArgs& a) {
 }
 
 }  // namespace
+
+std::function<PlanRequest()> add_plan_request_flags(CLI::App& sub) {
+  auto a = std::make_shared<PlanArgs>();
+  add_workload_flags(sub, *a);
+  add_strategy_flags(sub, *a);
+  return [a] { return finish_request(*a); };
+}
 
 void add_plan_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<PlanArgs>();

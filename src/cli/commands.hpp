@@ -7,6 +7,8 @@
 #include <functional>
 #include <string>
 
+#include "topoplan/plan.hpp"
+
 namespace topoplan::cli {
 
 using Action = std::function<int()>;
@@ -36,5 +38,9 @@ void add_model_command(CLI::App& app, Action& action);  // model list / show (cm
 void add_model_roofline_subcommand(CLI::App& model,
                                    Action& action);  // model roofline (cmd_roofline.cpp)
 void add_plan_command(CLI::App& app, Action& action);
+void add_compare_command(CLI::App& app, Action& action);  // compare (cmd_compare.cpp)
+// Adds plan's workload and strategy flags to `sub`; the result builds the PlanRequest after
+// parsing (throws InputError on a bad value), so `compare` plans exactly as `plan` does.
+std::function<PlanRequest()> add_plan_request_flags(CLI::App& sub);
 
 }  // namespace topoplan::cli

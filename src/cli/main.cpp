@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "topoplan 0.1.0");
   topoplan::cli::Action action;
   topoplan::cli::add_plan_command(app, action);
+  topoplan::cli::add_compare_command(app, action);
   topoplan::cli::add_topo_command(app, action);
   topoplan::cli::add_collective_command(app, action);
   topoplan::cli::add_model_command(app, action);
