@@ -5,6 +5,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
+#include "report/diagram_overlay.hpp"
 #include "report/plan_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -22,6 +23,7 @@ struct PlanArgs {
   std::optional<bool> attention_dp;
   PlanRequest req;
   bool json = false;
+  std::string render, color_by = "tp";  // --render FILE: the best plan drawn on the topology
 };
 
 // The request from the flags (shared with `compare`, which plans several designs with it).
@@ -45,6 +47,7 @@ int run_plan(PlanArgs& a) {
   Topology t = load_topology(a.topo);
   Router router(t);
   PlanOutput out = plan(m, router, finish_request(a));
+  if (!a.render.empty()) report::render_plan(t, out, report::parse_color_by(a.color_by), a.render);
   if (a.json)
     report::print_plan_json(std::cout, out);
   else
@@ -109,6 +112,10 @@ void add_plan_command(CLI::App& app, Action& action) {
   add_workload_flags(*sub, *a);
   add_strategy_flags(*sub, *a);
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
+  sub->add_option("--render", a->render,
+                  "draw the best plan on the topology (.svg, .png, .pdf, .dot; docs/report.md)");
+  sub->add_option("--color-by", a->color_by, "with --render: fill GPUs by tp | pp | ep | dp")
+      ->capture_default_str();
   sub->callback([&action, a] { action = [a] { return run_plan(*a); }; });
 }
 

@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
+#include "report/plan_report.hpp"
 #include "report/table.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -222,6 +225,15 @@ Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,
 
 Overlay overlay_from_plan_file(const Topology& t, const std::string& path, ColorBy by) {
   return overlay_from_plan_json(t, read_text_file(path), path, by);
+}
+
+void render_plan(const Topology& t, const PlanOutput& out, ColorBy by, const std::string& path) {
+  std::ostringstream json_text;
+  print_plan_json(json_text, out);
+  const Overlay overlay = overlay_from_plan_json(t, json_text.str(), "plan", by);
+  DiagramOptions o;
+  o.overlay = &overlay;
+  write_diagram(build_diagram(t, o), diagram_format_of_path(path), path);
 }
 
 }  // namespace topoplan::report

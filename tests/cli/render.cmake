@@ -20,3 +20,14 @@ if(XMLLINT)
 render_valid.svg >/dev/null && ${XMLLINT} --noout render_valid.svg"
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endif()
+topoplan_cli_test(plan_render ARGS plan --model deepseek-r1 --topology hgx-h20-8 --top 1
+                  --render plan_render_h20.svg EXPECT_STDOUT "tp8 pp1 dp1 ep8")
+topoplan_cli_test(plan_render_bad_color ARGS plan --topology hgx-h20-8 --render x.svg
+                  --color-by tensor EXIT 2 EXPECT_STDERR "expected tp, pp, ep or dp")
+# plan --json is what topo render --plan reads back; the SVG shows the caption and a bottleneck.
+add_test(NAME cli_topo_render_plan_roundtrip
+         COMMAND sh -c "$<TARGET_FILE:topoplan_cli> plan --model deepseek-r1 --topology hgx-h800-8 \
+--nodes 2 --json > roundtrip_plan.json && $<TARGET_FILE:topoplan_cli> topo render hgx-h800-8 \
+--nodes 2 --plan roundtrip_plan.json --color-by pp -o roundtrip.svg >/dev/null && \
+grep -q 'r1, tp8 pp2 dp1 ep8' roundtrip.svg && grep -q 'PP bottleneck: ib&#45;ndr400' roundtrip.svg"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
