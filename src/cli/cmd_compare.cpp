@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "report/chart_views.hpp"
 #include "report/compare.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -18,6 +19,7 @@ struct CompareArgs {
   std::vector<double> prices;
   std::function<PlanRequest()> request;
   bool json = false;
+  std::string chart;
 };
 
 int run_compare(const CompareArgs& a) {
@@ -25,6 +27,7 @@ int run_compare(const CompareArgs& a) {
   std::vector<report::DesignSpec> designs;
   for (const std::string& d : a.designs) designs.push_back(report::parse_design(d));
   const report::Comparison c = report::compare_designs(m, designs, a.request(), a.prices);
+  if (!a.chart.empty()) report::write_compare_chart(c, a.chart);
   if (a.json)
     report::print_compare_json(std::cout, c);
   else
@@ -47,6 +50,7 @@ void add_compare_command(CLI::App& app, Action& action) {
   sub->add_option("--gpu-hour-price", a->prices,
                   "USD per GPU-hour: one for all designs or one per design (price= wins)");
   a->request = add_plan_request_flags(*sub);
+  sub->add_option("--chart", a->chart, "grouped bars per design (.svg, .png, .pdf)");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/report.md)");
   sub->callback([&action, a] { action = [a] { return run_compare(*a); }; });
 }
