@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "report/chart_views.hpp"
 #include "report/compare.hpp"
+#include "report/html_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 
@@ -19,7 +20,7 @@ struct CompareArgs {
   std::vector<double> prices;
   std::function<PlanRequest()> request;
   bool json = false;
-  std::string chart;
+  std::string chart, html;
 };
 
 int run_compare(const CompareArgs& a) {
@@ -28,6 +29,7 @@ int run_compare(const CompareArgs& a) {
   for (const std::string& d : a.designs) designs.push_back(report::parse_design(d));
   const report::Comparison c = report::compare_designs(m, designs, a.request(), a.prices);
   if (!a.chart.empty()) report::write_compare_chart(c, a.chart);
+  if (!a.html.empty()) report::write_compare_html(c, a.html);
   if (a.json)
     report::print_compare_json(std::cout, c);
   else
@@ -51,6 +53,7 @@ void add_compare_command(CLI::App& app, Action& action) {
                   "USD per GPU-hour: one for all designs or one per design (price= wins)");
   a->request = add_plan_request_flags(*sub);
   sub->add_option("--chart", a->chart, "grouped bars per design (.svg, .png, .pdf)");
+  sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/report.md)");
   sub->callback([&action, a] { action = [a] { return run_compare(*a); }; });
 }

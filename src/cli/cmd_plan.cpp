@@ -7,6 +7,7 @@
 #include "cli/topology_options.hpp"
 #include "report/chart_views.hpp"
 #include "report/diagram_overlay.hpp"
+#include "report/html_report.hpp"
 #include "report/plan_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -26,6 +27,7 @@ struct PlanArgs {
   bool json = false;
   std::string render, color_by = "tp";  // --render FILE: the best plan drawn on the topology
   std::string chart;                    // --chart FILE: the Pareto front
+  std::string html;                     // --html FILE: the self-contained report page
 };
 
 // The request from the flags (shared with `compare`, which plans several designs with it).
@@ -50,6 +52,7 @@ int run_plan(PlanArgs& a) {
   Router router(t);
   PlanOutput out = plan(m, router, finish_request(a));
   if (!a.chart.empty()) report::write_pareto_chart(out, a.chart);
+  if (!a.html.empty()) report::write_plan_html(t, out, a.html);
   if (!a.render.empty()) report::render_plan(t, out, report::parse_color_by(a.color_by), a.render);
   if (a.json)
     report::print_plan_json(std::cout, out);
@@ -119,6 +122,7 @@ void add_plan_command(CLI::App& app, Action& action) {
                   "draw the best plan on the topology (.svg, .png, .pdf, .dot; docs/report.md)");
   sub->add_option("--color-by", a->color_by, "with --render: fill GPUs by tp | pp | ep | dp")
       ->capture_default_str();
+  sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_option("--chart", a->chart,
                   "Pareto chart: tokens/s/GPU vs tokens/s/user, SLA, chosen plan (.svg/.png/.pdf)");
   sub->callback([&action, a] { action = [a] { return run_plan(*a); }; });

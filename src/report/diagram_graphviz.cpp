@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "report/diagram.hpp"
+#include "report/html_text.hpp"
 #include "report/table.hpp"
 #include "topoplan/error.hpp"
 
@@ -27,23 +28,6 @@ struct cstr {
 
 void set(void* obj, const std::string& name, const std::string& value) {
   agsafeset(obj, cstr(name), cstr(value), cstr(""));
-}
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '&')
-      out += "&amp;";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '"')
-      out += "&quot;";
-    else
-      out += c;
-  }
-  return out;
 }
 
 std::string legend_html(const Diagram& d) {

@@ -227,10 +227,14 @@ Overlay overlay_from_plan_file(const Topology& t, const std::string& path, Color
   return overlay_from_plan_json(t, read_text_file(path), path, by);
 }
 
-void render_plan(const Topology& t, const PlanOutput& out, ColorBy by, const std::string& path) {
+Overlay overlay_from_plan(const Topology& t, const PlanOutput& out, ColorBy by) {
   std::ostringstream json_text;
   print_plan_json(json_text, out);
-  const Overlay overlay = overlay_from_plan_json(t, json_text.str(), "plan", by);
+  return overlay_from_plan_json(t, json_text.str(), "plan", by);
+}
+
+void render_plan(const Topology& t, const PlanOutput& out, ColorBy by, const std::string& path) {
+  const Overlay overlay = overlay_from_plan(t, out, by);
   DiagramOptions o;
   o.overlay = &overlay;
   write_diagram(build_diagram(t, o), diagram_format_of_path(path), path);

@@ -18,6 +18,8 @@ ColorBy parse_color_by(const std::string& text);  // "tp", "pp", "ep", "dp"; Inp
 Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,
                                const std::string& source, ColorBy by);
 Overlay overlay_from_plan_file(const Topology& t, const std::string& path, ColorBy by);
+// The overlay of a PlanOutput: its own --json read back (one path for both uses).
+Overlay overlay_from_plan(const Topology& t, const PlanOutput& out, ColorBy by);
 // `plan --render FILE`: the plan's own JSON read back through overlay_from_plan_json, drawn on
 // `t` (format from FILE's extension).
 void render_plan(const Topology& t, const PlanOutput& out, ColorBy by, const std::string& path);

@@ -16,3 +16,12 @@ deepseek-r1 --topology hgx-h20-8 --topology hgx-h200-8 --gpu-hour-price 2 --char
 >/dev/null && ${XMLLINT} --noout chart_ag.svg chart_cmp.svg"
            WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 endif()
+# HTML reports in a real browser (Debian chromium; scripts/install-deps.sh installs it).
+find_program(CHROMIUM NAMES chromium chromium-browser)
+find_program(PYTHON3 python3)
+if(CHROMIUM AND PYTHON3)
+  add_test(NAME cli_html_report_screenshot
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/html_report.sh $<TARGET_FILE:topoplan_cli>
+                   ${CHROMIUM} ${PROJECT_SOURCE_DIR}/tests/report/png_colours.py)
+  set_tests_properties(cli_html_report_screenshot PROPERTIES TIMEOUT 300)
+endif()
