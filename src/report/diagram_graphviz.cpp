@@ -202,9 +202,15 @@ GraphPtr to_graph(const Diagram& d) {
   return g;
 }
 
+// One Graphviz context for the process, never freed: Graphviz 2.43 keeps a text-size cache
+// across contexts that gvFreeContext frees while the pango plugin still points into it, so a
+// second context reads freed memory (valgrind: invalid read in textspan_size after
+// gvFreeContext, seen with two diagrams in one compare --html).
 struct Context {
-  GVC_t* gvc = gvContext();
-  ~Context() { gvFreeContext(gvc); }
+  GVC_t* gvc = [] {
+    static GVC_t* const shared = gvContext();
+    return shared;
+  }();
 };
 
 const char* renderer(DiagramFormat f) {
