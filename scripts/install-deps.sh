@@ -3,6 +3,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libboost-graph-dev nlohmann-json3-dev
       libgraphviz-dev graphviz doctest-dev libcli11-dev)
+# Reports (issue 9): PLplot charts, xmllint for the SVG test, headless Chromium for the HTML test.
+pkgs+=(libplplot-dev plplot-driver-cairo libxml2-utils chromium python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
 #include "io/topology_ranges.hpp"
+#include "report/chart_views.hpp"
 #include "report/collective_report.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/dtype.hpp"
@@ -33,6 +34,7 @@ struct CollectiveArgs {
   bool sharp = false;
   bool json = false;
   std::string calibration;
+  std::string chart;  // --chart FILE.svg|png|pdf
 };
 
 int parse_int(const std::string& s, const std::string& flag) {
@@ -150,7 +152,9 @@ std::vector<int> pick_ranks(const Topology& t, const CollectiveArgs& a, CollOp o
 int run(const CollectiveArgs& a) {
   const CollOp op = parse_coll_op(a.op);
   CollectiveOptions o;
-  o.algorithm = parse_algorithm(a.algo);
+  // --algo all: the table shows NCCL's choice, the chart one series per algorithm/protocol.
+  const bool all = a.algo == "all";
+  o.algorithm = parse_algorithm(all ? "auto" : a.algo);
   o.protocol = parse_protocol(a.proto);
   o.allow_nvls = !a.no_nvls;
   o.fabric_has_sharp = a.sharp;
@@ -172,6 +176,29 @@ int run(const CollectiveArgs& a) {
   r.nodes = static_cast<int>(nodes.size());
   for (double s : sizes) r.results.push_back(model.cost(op, ranks, s, o));
   report::print_collective(std::cout, r, a.json);
+  if (!a.chart.empty()) {
+    std::vector<report::CollectiveSeries> series;
+    if (!all) series.emplace_back(a.algo + "/" + a.proto, r.results);
+    for (Algorithm alg : {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::NvlsTree,
+                          Algorithm::CollNet, Algorithm::Direct})
+      for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+        if (!all) break;
+        CollectiveOptions fixed = o;
+        fixed.algorithm = alg;
+        fixed.protocol = p;
+        std::vector<CollectiveCost> costs;
+        try {
+          for (double s : sizes) costs.push_back(model.cost(op, ranks, s, fixed));
+        } catch (const Error&) {
+          continue;  // not available for this op/topology (NVLS without NVSwitch, ...)
+        }
+        if (!costs.empty() && costs.front().algorithm == alg && costs.front().protocol == p)
+          series.emplace_back(std::string(to_string(alg)) + "/" + std::string(to_string(p)), costs);
+      }
+    report::write_collective_chart(std::string(to_string(op)) + " on " + t.name + ", " +
+                                       std::to_string(ranks.size()) + " GPUs",
+                                   series, a.chart);
+  }
   return 0;
 }
 
@@ -197,7 +224,10 @@ void add_collective_command(CLI::App& app, Action& action) {
                   "n0/gpu0,n1/gpu0 or n[0-3]/gpu0");
   sub->add_option("--size", args->size, "message size, e.g. 512MiB, 8G, 1e6 (nccl-tests sizes)");
   sub->add_option("--sweep", args->sweep, "MIN:MAX[:FACTOR] size sweep (factor 2 by default)");
-  sub->add_option("--algo", args->algo, "auto | ring | tree | nvls | nvlstree | collnet | direct");
+  sub->add_option("--algo", args->algo,
+                  "auto | ring | tree | nvls | nvlstree | collnet | direct | all (with --chart: "
+                  "one series per algorithm/protocol)");
+  sub->add_option("--chart", args->chart, "busbw and time vs size chart (.svg, .png, .pdf)");
   sub->add_option("--proto", args->proto, "auto | LL | LL128 | Simple");
   sub->add_option("--dtype", args->dtype, "element type for the count column (default fp32)");
   sub->add_option("--root", args->root, "root rank of broadcast / reduce (default 0)");

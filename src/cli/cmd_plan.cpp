@@ -7,6 +7,9 @@
 #include "cli/commands.hpp"
 #include "cli/model_options.hpp"
 #include "cli/topology_options.hpp"
+#include "report/chart_views.hpp"
+#include "report/diagram_overlay.hpp"
+#include "report/html_report.hpp"
 #include "report/plan_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -29,12 +32,13 @@ struct PlanArgs {
   PrecisionOptions precision;
   bool json = false;
   std::string calibration;
+  std::string render, color_by = "tp";  // --render FILE: the best plan drawn on the topology
+  std::string chart;                    // --chart FILE: the Pareto front
+  std::string html;                     // --html FILE: the self-contained report page
 };
 
-int run_plan(PlanArgs& a) {
-  ModelSpec m = load_model_with(a.model, a.precision);
-  const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
-  a.req.comm_tuning = &setup.tuning;
+// The request from the flags (shared with `compare`, which plans several designs with it).
+PlanRequest finish_request(PlanArgs& a) {
   a.req.mode = parse_plan_mode(a.mode);
   a.req.order = parse_placement_order(a.placement);
   if (!a.max_tp_class.empty()) a.req.max_tp_class = parse_path_class(a.max_tp_class);
@@ -46,7 +50,19 @@ int run_plan(PlanArgs& a) {
   if (a.cuda_graphs != "on" && a.cuda_graphs != "off")
     throw InputError("--cuda-graphs", "", "expected 'on' or 'off', got '" + a.cuda_graphs + "'");
   a.req.cuda_graphs = a.cuda_graphs == "on";
-  PlanOutput out = plan(m, *setup.router, a.req);
+  return a.req;
+}
+
+int run_plan(PlanArgs& a) {
+  ModelSpec m = load_model_with(a.model, a.precision);
+  const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
+  PlanRequest req = finish_request(a);
+  req.comm_tuning = &setup.tuning;
+  PlanOutput out = plan(m, *setup.router, req);
+  const Topology& t = setup.router->topology();
+  if (!a.chart.empty()) report::write_pareto_chart(out, a.chart);
+  if (!a.html.empty()) report::write_plan_html(t, out, a.html);
+  if (!a.render.empty()) report::render_plan(t, out, report::parse_color_by(a.color_by), a.render);
   if (a.json)
     report::print_plan_json(std::cout, out);
   else
@@ -92,6 +108,13 @@ void add_strategy_flags(CLI::App& sub, PlanArgs& a) {
 
 }  // namespace
 
+std::function<PlanRequest()> add_plan_request_flags(CLI::App& sub) {
+  auto a = std::make_shared<PlanArgs>();
+  add_workload_flags(sub, *a);
+  add_strategy_flags(sub, *a);
+  return [a] { return finish_request(*a); };
+}
+
 void add_plan_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<PlanArgs>();
   auto* sub = app.add_subcommand(
@@ -107,6 +130,13 @@ void add_plan_command(CLI::App& app, Action& action) {
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
   add_calibration_option(*sub, a->calibration);
   add_example(*sub, "topoplan plan --model deepseek-r1 --topology hgx-h20-8 --tpot-max 50 --json");
+  sub->add_option("--render", a->render,
+                  "draw the best plan on the topology (.svg, .png, .pdf, .dot; docs/report.md)");
+  sub->add_option("--color-by", a->color_by, "with --render: fill GPUs by tp | pp | ep | dp")
+      ->capture_default_str();
+  sub->add_option("--html", a->html, "write one self-contained HTML report page");
+  sub->add_option("--chart", a->chart,
+                  "Pareto chart: tokens/s/GPU vs tokens/s/user, SLA, chosen plan (.svg/.png/.pdf)");
   sub->callback([&action, a] { action = [a] { return run_plan(*a); }; });
 }
 

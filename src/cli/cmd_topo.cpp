@@ -114,6 +114,7 @@ void add_topo_command(CLI::App& app, Action& action) {
               run_validate, action);
   add_topology_options(*validate, args->topo, "topology JSON file (or built-in name)");
   add_topo_import_subcommands(*topo, action);
+  add_topo_render_subcommand(*topo, action);
 }
 
 }  // namespace topoplan::cli

@@ -7,6 +7,8 @@
 #include <functional>
 #include <string>
 
+#include "topoplan/plan.hpp"
+
 namespace topoplan::cli {
 
 using Action = std::function<int()>;
@@ -37,6 +39,7 @@ inline void add_example(CLI::App& cmd, const std::string& example) {
 void add_topo_command(CLI::App& app, Action& action);
 // topo import / topo export (cmd_topo_import.cpp), added by add_topo_command.
 void add_topo_import_subcommands(CLI::App& topo, Action& action);
+void add_topo_render_subcommand(CLI::App& topo, Action& action);  // topo render (cmd_render.cpp)
 void add_collective_command(CLI::App& app, Action& action);
 void add_model_command(CLI::App& app, Action& action);  // model list / show (cmd_model.cpp)
 void add_model_roofline_subcommand(CLI::App& model,
@@ -44,5 +47,9 @@ void add_model_roofline_subcommand(CLI::App& model,
 void add_plan_command(CLI::App& app, Action& action);
 // validate / calibrate against measurements (cmd_validate.cpp).
 void add_validate_command(CLI::App& app, Action& action);
+void add_compare_command(CLI::App& app, Action& action);  // compare (cmd_compare.cpp)
+// Adds plan's workload and strategy flags to `sub`; the result builds the PlanRequest after
+// parsing (throws InputError on a bad value), so `compare` plans exactly as `plan` does.
+std::function<PlanRequest()> add_plan_request_flags(CLI::App& sub);
 
 }  // namespace topoplan::cli

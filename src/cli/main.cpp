@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
       app, "topoplan plan --model llama-3.1-8b --topology hgx-h100-8 --tp 4 --pp 1 --dp 1");
   topoplan::cli::Action action;
   topoplan::cli::add_plan_command(app, action);
+  topoplan::cli::add_compare_command(app, action);
   topoplan::cli::add_topo_command(app, action);
   topoplan::cli::add_collective_command(app, action);
   topoplan::cli::add_model_command(app, action);

@@ -18,6 +18,34 @@ ordered_json fabric_json(const FabricInfo& f) {
                       {"tiers", f.tiers},   {"oversubscription", json_number(f.oversubscription)}};
 }
 
+// Every device and link, for users who post-process the topology (ids as in `topo paths`).
+ordered_json device_list(const Topology& t) {
+  ordered_json arr = ordered_json::array();
+  for (std::size_t i = 0; i < t.device_count(); ++i) {
+    const Device& d = t.device(static_cast<int>(i));
+    arr.push_back({{"id", d.id},
+                   {"type", to_string(d.type)},
+                   {"model", d.model},
+                   {"node", d.node},
+                   {"tier", d.tier}});
+  }
+  return arr;
+}
+
+ordered_json link_list(const Topology& t) {
+  ordered_json arr = ordered_json::array();
+  for (std::size_t i = 0; i < t.link_count(); ++i) {
+    const Link& l = t.link(static_cast<int>(i));
+    arr.push_back({{"from", t.device(l.a).id},
+                   {"to", t.device(l.b).id},
+                   {"type", l.type},
+                   {"kind", to_string(l.kind)},
+                   {"count", l.count},
+                   {"GBps", json_number(l.bw_GBps)}});
+  }
+  return arr;
+}
+
 std::string gbps(double v) {
   return fmt("%.1f", v) + " GB/s";
 }
@@ -66,7 +94,9 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
                      {"network_share_GBps", json_number(s.network_share_GBps)}}},
                    {"bisection_GBps", json_number(s.bisection_GBps)},
                    {"switches_per_tier", s.switches_per_tier},
-                   {"fabric", fabric_json(t.fabric)}};
+                   {"fabric", fabric_json(t.fabric)},
+                   {"device_list", device_list(t)},
+                   {"link_list", link_list(t)}};
     os << j.dump(2) << "\n";
     return;
   }

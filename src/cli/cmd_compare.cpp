@@ -1,0 +1,61 @@
+// `topoplan compare`: flags here; planning every design, costs and winners in report/compare.
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "report/chart_views.hpp"
+#include "report/compare.hpp"
+#include "report/html_report.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/model.hpp"
+
+namespace topoplan::cli {
+
+namespace {
+
+struct CompareArgs {
+  std::string model = "deepseek-r1";
+  std::vector<std::string> designs;
+  std::vector<double> prices;
+  std::function<PlanRequest()> request;
+  bool json = false;
+  std::string chart, html;
+};
+
+int run_compare(const CompareArgs& a) {
+  const ModelSpec m = load_model(a.model);
+  std::vector<report::DesignSpec> designs;
+  for (const std::string& d : a.designs) designs.push_back(report::parse_design(d));
+  const report::Comparison c = report::compare_designs(m, designs, a.request(), a.prices);
+  if (!a.chart.empty()) report::write_compare_chart(c, a.chart);
+  if (!a.html.empty()) report::write_compare_html(c, a.html);
+  if (a.json)
+    report::print_compare_json(std::cout, c);
+  else
+    report::print_compare(std::cout, c);
+  return 0;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, Action& action) {
+  auto a = std::make_shared<CompareArgs>();
+  auto* sub = app.add_subcommand(
+      "compare", "best plan of one workload on several cluster designs, side by side, with cost");
+  sub->add_option("--model", a->model, "built-in model name or JSON/config.json file")
+      ->capture_default_str();
+  sub->add_option("--topology", a->designs,
+                  "a design, repeated: TOPO[:nodes=N][:fabric=F][:fabric-link=L][:tiers=T]"
+                  "[:oversubscription=X][:price=USD_PER_GPU_HOUR][:name=LABEL]")
+      ->required();
+  sub->add_option("--gpu-hour-price", a->prices,
+                  "USD per GPU-hour: one for all designs or one per design (price= wins)");
+  a->request = add_plan_request_flags(*sub);
+  sub->add_option("--chart", a->chart, "grouped bars per design (.svg, .png, .pdf)");
+  sub->add_option("--html", a->html, "write one self-contained HTML report page");
+  sub->add_flag("--json", a->json, "print JSON (stable keys, docs/report.md)");
+  sub->callback([&action, a] { action = [a] { return run_compare(*a); }; });
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,26 @@
+// The charts of the commands: collective sweeps, the plan's Pareto front, design comparisons.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/compare.hpp"
+#include "topoplan/collective.hpp"
+#include "topoplan/plan.hpp"
+
+namespace topoplan::report {
+
+// One series per (algorithm/protocol label, its costs over the sweep's sizes): busbw and time
+// against size, size on a log2 axis with nccl-tests labels.
+using CollectiveSeries = std::pair<std::string, std::vector<CollectiveCost>>;
+void write_collective_chart(const std::string& title, const std::vector<CollectiveSeries>& series,
+                            const std::string& path);
+// tokens/s/GPU against tokens/s/user (the axes aiconfigurator and InferenceX use): the Pareto
+// front, the TPOT limit as tokens/s/user = 1000 / TPOT, the chosen plan starred.
+void write_pareto_chart(const PlanOutput& out, const std::string& path);
+// Grouped bars: per metric (tokens/s/GPU, tokens/s/user, tokens/J, Mtok per $) each design's
+// value relative to the best design (1.0 = best).
+void write_compare_chart(const Comparison& c, const std::string& path);
+
+}  // namespace topoplan::report

@@ -1,0 +1,181 @@
+// `topoplan compare`: plans each design with the planner's API (plan.hpp), prices power and
+// GPU-hours, marks the winner of each column and says why the overall winner wins.
+#include <cmath>
+
+#include "report/compare.hpp"
+#include "report/compare_costs.hpp"
+#include "report/table.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/route.hpp"
+
+namespace topoplan::report {
+
+namespace {
+
+constexpr double kSecondsPerHour = 3600;
+constexpr double kPerMillion = 1e6;
+
+void price_design(DesignResult& d, std::optional<double> flag_price) {
+  const Catalog& cat = Catalog::builtin();
+  const GpuSpec& gpu = cat.gpu(d.gpu_model);
+  d.gpu_W = {gpu.power_W, "catalog gpus.json " + gpu.name + ": " + gpu.source};
+  d.server_overhead_W = server_overhead_W(d.gpu_model);
+  d.power_W = d.gpus * d.gpu_W.value + d.servers * d.server_overhead_W.value;
+  if (d.spec.usd_per_gpu_hour)
+    d.usd_per_gpu_hour = Sourced{*d.spec.usd_per_gpu_hour, "price= in --topology " + d.spec.text};
+  else if (flag_price)
+    d.usd_per_gpu_hour = Sourced{*flag_price, "--gpu-hour-price"};
+  else
+    d.usd_per_gpu_hour = default_gpu_hour_price(d.gpu_model);
+  if (!d.best) return;
+  const PlanResult& p = *d.best;
+  // Output tokens per joule = (tokens/s) / W; $/Mtok = (GPUs × $/GPU-h) / (tokens/h) × 1e6.
+  d.tokens_per_joule = d.power_W > 0 ? p.tokens_per_s / d.power_W : 0;
+  d.headroom_bytes = p.memory.capacity_bytes - p.memory.used_bytes();
+  if (d.usd_per_gpu_hour && p.tokens_per_s > 0)
+    d.usd_per_mtok =
+        d.gpus * d.usd_per_gpu_hour->value / (p.tokens_per_s * kSecondsPerHour) * kPerMillion;
+}
+
+DesignResult run_design(const ModelSpec& model, const DesignSpec& spec, const PlanRequest& req,
+                        std::optional<double> price) {
+  DesignResult d;
+  d.spec = spec;
+  d.topology = load_topology(spec.topology, spec.cluster);
+  const std::vector<Diagnostic> problems = d.topology.validate();
+  if (!problems.empty())
+    throw InputError(spec.topology, problems.front().location, problems.front().message);
+  if (d.topology.gpus().empty()) throw InputError(spec.topology, "", "the design has no GPUs");
+  Router router(d.topology);
+  d.plan = plan(model, router, req);
+  if (!d.plan.plans.empty() && d.plan.plans.front().fits && d.plan.plans.front().meets_limits)
+    d.best = d.plan.plans.front();
+  d.gpus = d.best ? d.best->strategy.gpus() : static_cast<int>(d.topology.gpus().size());
+  d.servers = d.topology.node_count();
+  d.gpu_model = d.topology.device(d.topology.gpus().front()).model;
+  price_design(d, price);
+  return d;
+}
+
+std::string ratio(double a, double b) {
+  return b > 0 ? fmt("%.2f", a / b) + "x" : "n/a";
+}
+
+// The winner and the runner-up on the criterion, and what drives the difference.
+std::string explain(const Comparison& c) {
+  if (c.overall < 0) return "no design has a plan that fits and meets the limits";
+  const DesignResult& w = c.designs[c.overall];
+  const PlanResult& p = *w.best;
+  std::string why = w.spec.name + " wins on " +
+                    (c.criterion == "usd_per_mtok" ? std::string("$ per million output tokens")
+                                                   : std::string("tokens/s/GPU")) +
+                    " with " + to_string(p.strategy) + ": " + fmt("%.1f", p.tokens_per_s_per_gpu) +
+                    " tok/s/GPU at TPOT " + fmt("%.1f", p.tpot_ms) + " ms, batch " +
+                    fmt("%.0f", p.batch);
+  if (w.usd_per_mtok) why += ", $" + fmt("%.3f", *w.usd_per_mtok) + "/Mtok";
+  why += ".";
+  int second = -1;
+  for (std::size_t i = 0; i < c.designs.size(); ++i) {
+    if (static_cast<int>(i) == c.overall || !c.designs[i].best) continue;
+    const auto v = column_value(c.designs[i], c.criterion);
+    const auto best = second < 0 ? std::nullopt : column_value(c.designs[second], c.criterion);
+    if (!v) continue;
+    const int better = c.criterion == "usd_per_mtok" ? -1 : 1;
+    if (second < 0 || !best || better * (*v - *best) > 0) second = static_cast<int>(i);
+  }
+  if (second < 0) return why + " No other design has a fitting plan.";
+  const DesignResult& r = c.designs[second];
+  const PlanResult& q = *r.best;
+  why += " Against the runner-up " + r.spec.name + " (" + to_string(q.strategy) +
+         "): " + ratio(p.tokens_per_s_per_gpu, q.tokens_per_s_per_gpu) + " the tokens/s/GPU";
+  if (w.usd_per_gpu_hour && r.usd_per_gpu_hour)
+    why += " at " + ratio(w.usd_per_gpu_hour->value, r.usd_per_gpu_hour->value) +
+           " the GPU-hour price";
+  why += "; it holds " + ratio(p.max_batch / w.gpus, q.max_batch / r.gpus) +
+         " the sequences per GPU (KV room " + fmt("%.1f", p.memory.kv_capacity_bytes / 1e9) +
+         " vs " + fmt("%.1f", q.memory.kv_capacity_bytes / 1e9) + " GB/GPU)";
+  // The largest term of each decode step says what bounds it (memory, compute or comm).
+  auto top_term = [](const TimeBreakdown& b) {
+    std::pair<std::string, double> top{"", -1};
+    for (const auto& t : terms(b))
+      if (t.second > top.second) top = t;
+    return top.first + " " + fmt("%.0f", 100 * top.second / std::max(b.total_us(), 1e-9)) + "%";
+  };
+  why += "; decode step bound by " + top_term(p.decode) + " vs " + top_term(q.decode) + ".";
+  return why;
+}
+
+}  // namespace
+
+const std::vector<CompareColumn>& compare_columns() {
+  static const std::vector<CompareColumn> cols = {
+      {"gpus", "GPUs", 0},
+      {"ttft_ms", "TTFT ms", -1},
+      {"tpot_ms", "TPOT ms", -1},
+      {"max_batch", "max batch", +1},
+      {"tokens_per_s", "tok/s", +1},
+      {"tokens_per_s_per_gpu", "tok/s/GPU", +1},
+      {"tokens_per_s_per_user", "tok/s/user", +1},
+      {"memory_headroom_bytes", "headroom/GPU", +1},
+      {"power_W", "power kW", -1},
+      {"tokens_per_joule", "tok/J", +1},
+      {"usd_per_mtok", "$/Mtok", -1},
+  };
+  return cols;
+}
+
+std::optional<double> column_value(const DesignResult& d, const std::string& column) {
+  if (column == "gpus") return d.gpus;
+  if (column == "power_W") return d.power_W;
+  if (!d.best) return std::nullopt;
+  const PlanResult& p = *d.best;
+  if (column == "ttft_ms") return p.ttft_ms;
+  if (column == "tpot_ms") return p.tpot_ms;
+  if (column == "max_batch") return p.max_batch;
+  if (column == "tokens_per_s") return p.tokens_per_s;
+  if (column == "tokens_per_s_per_gpu") return p.tokens_per_s_per_gpu;
+  if (column == "tokens_per_s_per_user") return p.tokens_per_s_per_user;
+  if (column == "memory_headroom_bytes") return d.headroom_bytes;
+  if (column == "tokens_per_joule") return d.tokens_per_joule;
+  if (column == "usd_per_mtok") return d.usd_per_mtok;
+  return std::nullopt;
+}
+
+Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>& designs,
+                           const PlanRequest& request, const std::vector<double>& prices) {
+  if (designs.size() < 2) throw InputError("--topology", "", "compare needs at least 2 designs");
+  if (prices.size() > 1 && prices.size() != designs.size())
+    throw InputError("--gpu-hour-price", "",
+                     "give one price for all designs or one per design (" +
+                         std::to_string(designs.size()) + "), not " +
+                         std::to_string(prices.size()));
+  Comparison c;
+  c.model = model.name;
+  c.request = request;
+  for (std::size_t i = 0; i < designs.size(); ++i) {
+    std::optional<double> price;
+    if (!prices.empty()) price = prices[prices.size() == 1 ? 0 : i];
+    c.designs.push_back(run_design(model, designs[i], request, price));
+  }
+  for (const CompareColumn& col : compare_columns()) {
+    int best = -1;
+    for (std::size_t i = 0; i < c.designs.size() && col.better != 0; ++i) {
+      const auto v = column_value(c.designs[i], col.key);
+      if (!v || !c.designs[i].best) continue;
+      const auto b = best < 0 ? std::nullopt : column_value(c.designs[best], col.key);
+      if (best < 0 || col.better * (*v - *b) > 0) best = static_cast<int>(i);
+    }
+    c.winner.push_back(best);
+  }
+  // Overall: cheapest per output token when every fitting design has a price, else the
+  // planner's serve objective (tokens/s/GPU).
+  bool priced = true;
+  for (const DesignResult& d : c.designs) priced &= !d.best || d.usd_per_mtok.has_value();
+  c.criterion = priced ? "usd_per_mtok" : "tokens_per_s_per_gpu";
+  for (std::size_t k = 0; k < compare_columns().size(); ++k)
+    if (compare_columns()[k].key == c.criterion) c.overall = c.winner[k];
+  c.why = explain(c);
+  return c;
+}
+
+}  // namespace topoplan::report

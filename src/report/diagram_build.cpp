@@ -1,0 +1,373 @@
+// Topology → Diagram: which device becomes which node (collapsing repeated servers, sockets and
+// switches into counted stacks), which cluster holds it, and the merged edges between nodes.
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "report/diagram.hpp"
+#include "report/table.hpp"
+
+namespace topoplan::report {
+
+namespace {
+
+constexpr int kFullSocketsShown = 2;  // sockets drawn in full when a server's sockets collapse
+
+int level_of(const Device& d) {
+  switch (d.type) {
+    case DeviceType::Cpu:
+      return 0;
+    case DeviceType::PcieSwitch:
+      return 1;
+    case DeviceType::Gpu:
+    case DeviceType::Nic:
+      return 2;
+    case DeviceType::NvSwitch:
+      return 3;
+    case DeviceType::NetSwitch:
+      return 3 + d.tier;
+  }
+  return 2;
+}
+
+const char* tier_name(int tier) {
+  static const char* const names[] = {"", "leaf", "spine", "core", "supercore"};
+  return tier >= 1 && tier <= 4 ? names[tier] : "switch";
+}
+
+// "rail3/leaf0" → "rail3/"; "leaf0" → "".
+std::string prefix_of(const std::string& id) {
+  const auto slash = id.rfind('/');
+  return slash == std::string::npos ? "" : id.substr(0, slash + 1);
+}
+
+std::string local_id(const std::string& id) {
+  const auto slash = id.rfind('/');
+  return slash == std::string::npos ? id : id.substr(slash + 1);
+}
+
+// Socket (CPU local index) of every device reachable from a CPU through PCIe/C2C without crossing
+// a GPU or NIC: lstopo's NUMA-node → host-bridge → PCIe-switch → device tree. -1 for the rest
+// (NVSwitch, servers without CPUs).
+std::vector<int> sockets_of(const Topology& t) {
+  std::vector<int> socket(t.device_count(), -1);
+  std::deque<int> queue;
+  for (std::size_t i = 0; i < t.device_count(); ++i)
+    if (t.device(static_cast<int>(i)).type == DeviceType::Cpu) {
+      socket[i] = t.device(static_cast<int>(i)).local_index;
+      queue.push_back(static_cast<int>(i));
+    }
+  while (!queue.empty()) {
+    const int v = queue.front();
+    queue.pop_front();
+    for (const Adjacent& adj : t.neighbours(v)) {
+      const LinkKind kind = t.link(link_of(adj.out)).kind;
+      const DeviceType type = t.device(adj.device).type;
+      if ((kind != LinkKind::PCIe && kind != LinkKind::C2C) || socket[adj.device] >= 0) continue;
+      if (type != DeviceType::PcieSwitch && type != DeviceType::Gpu && type != DeviceType::Nic)
+        continue;
+      socket[adj.device] = socket[v];
+      if (type == DeviceType::PcieSwitch) queue.push_back(adj.device);
+    }
+  }
+  return socket;
+}
+
+struct Builder {
+  const Topology& t;
+  const DiagramOptions& o;
+  Diagram d;
+  std::vector<int> node_of;  // device → diagram node
+  std::map<std::string, int> by_key;
+  std::vector<int> socket;
+  bool collapse_servers = false;
+  int sockets_per_server = 0;
+
+  Builder(const Topology& topo, const DiagramOptions& opts) : t(topo), o(opts) {}
+
+  void add_cluster(const std::string& key, const std::string& label, const std::string& parent,
+                   const std::string& fill) {
+    for (const DiagramCluster& c : d.clusters)
+      if (c.key == key) return;
+    d.clusters.push_back({key, label, parent, fill});
+  }
+
+  int node(const std::string& key, const Device& dev, const std::string& cluster) {
+    auto [it, fresh] = by_key.emplace(key, static_cast<int>(d.nodes.size()));
+    if (fresh) {
+      DiagramNode n;
+      n.key = key;
+      n.cluster = cluster;
+      n.type = dev.type;
+      n.fill = device_fill(dev.type);
+      n.level = level_of(dev);
+      n.devices = 0;
+      d.nodes.push_back(n);
+    }
+    ++d.nodes[it->second].devices;
+    return it->second;
+  }
+
+  std::string server_cluster(int node_index) {
+    const std::string key = "server" + std::to_string(node_index);
+    std::string label = t.fabric.server.empty() ? t.name : t.fabric.server;
+    if (t.node_count() > 1) label = "n" + std::to_string(node_index) + ": " + label;
+    add_cluster(key, label, "", "#fafafa");
+    return key;
+  }
+
+  std::vector<int> first;  // diagram node → its first device
+
+  // The device a GPU/NIC/PCIe switch hangs from (its PCIe switch or CPU), for the row order.
+  int parent_of(int dev) const {
+    int best = -1;
+    for (const Adjacent& adj : t.neighbours(dev)) {
+      const DeviceType type = t.device(adj.device).type;
+      if ((type == DeviceType::PcieSwitch || type == DeviceType::Cpu) &&
+          level_of(t.device(adj.device)) < level_of(t.device(dev)))
+        best = best < 0 ? adj.device : std::min(best, adj.device);
+    }
+    return best;
+  }
+
+  // Node of a device inside a drawn server.
+  int server_device(int i, const Device& dev) {
+    const std::string server = server_cluster(std::max(dev.node, 0));
+    const int s = socket[i];
+    const bool fold_sockets = !o.expand && sockets_per_server > o.full_sockets;
+    if (s >= kFullSocketsShown && fold_sockets) {
+      const std::string key = server + "/more-sockets";
+      const int n = node(key, dev, server);
+      d.nodes[n].level = 1;
+      return n;
+    }
+    std::string cluster = server;
+    if (s >= 0) {
+      cluster = server + "/numa" + std::to_string(s);
+      add_cluster(cluster, "NUMA " + std::to_string(s), server, "#fffbe6");
+      // lstopo draws a PCIe switch as a box around what hangs from it.
+      const int sw = dev.type == DeviceType::PcieSwitch ? i : parent_of(i);
+      if (sw >= 0 && t.device(sw).type == DeviceType::PcieSwitch) {
+        const std::string box = cluster + "/" + local_id(t.device(sw).id);
+        add_cluster(box, "PCIe switch " + local_id(t.device(sw).id), cluster, "#eef5fc");
+        cluster = box;
+      }
+    }
+    return node(dev.id, dev, cluster);
+  }
+
+  bool adjacent_to_drawn_server(int sw) const {
+    for (const Adjacent& adj : t.neighbours(sw))
+      if (t.device(adj.device).node == 0) return true;
+    return false;
+  }
+
+  int switch_device(int i, const Device& dev) {
+    const std::string prefix = prefix_of(dev.id);
+    std::string cluster;
+    if (t.fabric.kind == "rail-optimized" && !prefix.empty()) {
+      cluster = "rail:" + prefix;
+      add_cluster(cluster, "rail " + prefix.substr(4, prefix.size() - 5), "", "#f3f0ff");
+    }
+    if (collapse_servers && !adjacent_to_drawn_server(i))
+      return node("more:" + prefix + tier_name(dev.tier), dev, cluster);
+    return node(dev.id, dev, cluster);
+  }
+
+  void assign_nodes() {
+    int cpus_node0 = 0;
+    for (std::size_t i = 0; i < t.device_count(); ++i) {
+      const Device& dev = t.device(static_cast<int>(i));
+      if (dev.type == DeviceType::Cpu && dev.node <= 0) ++cpus_node0;
+    }
+    sockets_per_server = cpus_node0;
+    collapse_servers = !o.expand && t.node_count() > o.full_servers;
+    socket = sockets_of(t);
+    node_of.assign(t.device_count(), -1);
+    for (std::size_t i = 0; i < t.device_count(); ++i) {
+      const int di = static_cast<int>(i);
+      const Device& dev = t.device(di);
+      if (dev.type == DeviceType::NetSwitch)
+        node_of[i] = switch_device(di, dev);
+      else if (collapse_servers && dev.node > 0)
+        node_of[i] = node("more-servers", dev, "");
+      else
+        node_of[i] = server_device(di, dev);
+    }
+  }
+
+  // Down/up ports of each switch (Σ link counts towards lower / higher tiers).
+  std::pair<int, int> ports(int sw) const {
+    int down = 0, up = 0;
+    const int tier = t.device(sw).tier;
+    for (const Adjacent& adj : t.neighbours(sw)) {
+      const Device& other = t.device(adj.device);
+      const int count = t.link(link_of(adj.out)).count;
+      (other.type == DeviceType::NetSwitch && other.tier > tier ? up : down) += count;
+    }
+    return {down, up};
+  }
+
+  std::string port_text(int sw) const {
+    const auto [down, up] = ports(sw);
+    return std::to_string(down) + " down" + (up > 0 ? ", " + std::to_string(up) + " up" : "") +
+           " ports";
+  }
+
+  // Rail number of a rail-optimized switch ("rail3/leaf0" → 3), else 0.
+  static int rail_of(const std::string& id) {
+    return id.rfind("rail", 0) == 0 ? std::atoi(id.c_str() + 4) : 0;
+  }
+
+  void order_rows() {
+    using Key = std::tuple<int, int, int, int, int>;
+    std::map<std::pair<std::string, int>, std::vector<std::pair<Key, std::string>>> rows;
+    for (std::size_t n = 0; n < d.nodes.size(); ++n) {
+      const DiagramNode& dn = d.nodes[n];
+      const Device& dev = t.device(first[n]);
+      const bool stack = dn.devices > 1;
+      // CPUs share their server's row (one rank across the NUMA boxes, UPI drawn flat).
+      const std::string scope =
+          dev.type == DeviceType::Cpu ? dn.cluster.substr(0, dn.cluster.find('/')) : dn.cluster;
+      Key key = dev.type == DeviceType::NetSwitch
+                    ? Key{stack, rail_of(dev.id), dev.local_index, 0, 0}
+                    : Key{stack, socket[first[n]], parent_of(first[n]), static_cast<int>(dev.type),
+                          dev.local_index};
+      rows[{scope, dn.level}].emplace_back(key, dn.key);
+    }
+    for (auto& [where, members] : rows) {
+      if (members.size() < 2) continue;
+      std::sort(members.begin(), members.end());
+      std::vector<std::string> row;
+      for (const auto& m : members) row.push_back(m.second);
+      d.rows.push_back({where.first, std::move(row)});
+    }
+  }
+
+  void label_nodes() {
+    first.assign(d.nodes.size(), -1);
+    std::vector<int> gpus(d.nodes.size(), 0), nics(d.nodes.size(), 0), cpus(d.nodes.size(), 0);
+    std::vector<std::set<int>> servers(d.nodes.size());
+    for (std::size_t i = 0; i < t.device_count(); ++i) {
+      const int n = node_of[i];
+      const Device& dev = t.device(static_cast<int>(i));
+      if (first[n] < 0) first[n] = static_cast<int>(i);
+      gpus[n] += dev.type == DeviceType::Gpu;
+      nics[n] += dev.type == DeviceType::Nic;
+      cpus[n] += dev.type == DeviceType::Cpu;
+      servers[n].insert(dev.node);
+    }
+    for (std::size_t n = 0; n < d.nodes.size(); ++n) {
+      DiagramNode& dn = d.nodes[n];
+      const Device& dev = t.device(first[n]);
+      const std::string hw = dev.type == DeviceType::NetSwitch ? port_text(first[n]) : dev.model;
+      if (dn.devices == 1) {
+        dn.label = local_id(dev.id) + "\n" + hw;
+        if (dev.type == DeviceType::NetSwitch) dn.label = dev.id + "\n" + hw;
+      } else if (dn.key == "more-servers") {
+        dn.label = "× " + std::to_string(servers[n].size()) + " more servers like this\n(" +
+                   std::to_string(gpus[n]) + " GPUs, " + std::to_string(nics[n]) + " NICs)";
+        dn.fill = "#e8e8e8";
+        d.notes.push_back("one server drawn in full, " + std::to_string(servers[n].size()) +
+                          " more like it stacked (--expand draws all)");
+      } else if (dev.type == DeviceType::NetSwitch) {
+        const std::string tier = tier_name(dev.tier);
+        dn.label = "× " + std::to_string(dn.devices) + " " + prefix_of(dev.id) +
+                   (tier == "leaf" ? "leaves" : tier + "s") + "\n" + port_text(first[n]) + " each";
+      } else {
+        dn.label = "× " + std::to_string(cpus[n]) + " more sockets like these\n(" +
+                   std::to_string(gpus[n]) + " GPUs, " + std::to_string(nics[n]) + " NICs)";
+        dn.fill = "#e8e8e8";
+        d.notes.push_back("sockets from " + std::to_string(kFullSocketsShown) +
+                          " on stacked (--expand draws all)");
+      }
+      if (o.overlay && dn.devices == 1) {
+        const int dev_index = first[n];
+        if (auto f = o.overlay->fill.find(dev_index); f != o.overlay->fill.end())
+          dn.fill = f->second;
+        if (auto g = o.overlay->tag.find(dev_index); g != o.overlay->tag.end())
+          dn.label += "\n" + g->second;
+      }
+    }
+  }
+
+  void merge_edges() {
+    std::map<std::tuple<int, int, std::string>, int> merged;
+    std::map<int, std::string> highlight;
+    if (o.overlay)
+      for (const OverlayHighlight& h : o.overlay->highlights) highlight[h.link] = h.label;
+    for (std::size_t li = 0; li < t.link_count(); ++li) {
+      const Link& l = t.link(static_cast<int>(li));
+      int a = node_of[l.a], b = node_of[l.b];
+      if (a == b) continue;  // inside one stack
+      if (d.nodes[a].level > d.nodes[b].level) std::swap(a, b);
+      auto [it, fresh] = merged.emplace(std::make_tuple(a, b, l.type), d.edges.size());
+      if (fresh) {
+        DiagramEdge e;
+        e.a = d.nodes[a].key;
+        e.b = d.nodes[b].key;
+        e.kind = l.kind;
+        e.type = l.type;
+        d.edges.push_back(e);
+      }
+      DiagramEdge& e = d.edges[it->second];
+      ++e.links;
+      e.count += l.count;
+      e.bw_GBps = std::max(e.bw_GBps, l.bw_GBps);
+      if (auto h = highlight.find(static_cast<int>(li)); h != highlight.end()) {
+        e.highlight = true;
+        e.label = h->second;
+      }
+    }
+    for (DiagramEdge& e : d.edges) style_edge(e);
+  }
+
+  void style_edge(DiagramEdge& e) const {
+    e.colour = link_colour(e.kind);
+    e.penwidth = pen_width(e.bw_GBps);
+    if (e.highlight) return;
+    const int unit = e.count / std::max(e.links, 1);
+    std::string text;
+    if (e.kind == LinkKind::PCIe)
+      text = (e.links > 1 ? "×" + std::to_string(e.links) + " " : "") + "x" + std::to_string(unit);
+    else if (e.count > 1)
+      text = "×" + std::to_string(e.count);
+    if (o.labels)
+      text +=
+          (text.empty() ? "" : " ") + fmt("%g", e.bw_GBps) + " GB/s" + (e.links > 1 ? " each" : "");
+    e.label = text;
+  }
+
+  void finish() {
+    std::set<LinkKind> kinds;
+    for (const DiagramEdge& e : d.edges) kinds.insert(e.kind);
+    d.kinds.assign(kinds.begin(), kinds.end());
+    const int gpus = static_cast<int>(t.gpus().size());
+    d.title = t.name + ": " + std::to_string(gpus) + " GPUs";
+    if (!t.gpus().empty()) d.title += " × " + t.device(t.gpus().front()).model;
+    if (t.node_count() > 1) d.title += ", " + std::to_string(t.node_count()) + " servers";
+    if (!t.fabric.kind.empty()) d.title += ", " + t.fabric.kind + " " + t.fabric.link;
+    if (o.overlay) {
+      d.caption = o.overlay->caption;
+      d.fill_legend = o.overlay->fill_legend;
+    }
+    std::sort(d.notes.begin(), d.notes.end());
+    d.notes.erase(std::unique(d.notes.begin(), d.notes.end()), d.notes.end());
+  }
+};
+
+}  // namespace
+
+Diagram build_diagram(const Topology& t, const DiagramOptions& options) {
+  Builder b(t, options);
+  b.assign_nodes();
+  b.label_nodes();
+  b.merge_edges();
+  b.order_rows();
+  b.finish();
+  return std::move(b.d);
+}
+
+}  // namespace topoplan::report

@@ -1,0 +1,27 @@
+// A plan drawn on its topology: GPUs filled by group, each group kind's bottleneck link
+// highlighted with its load, a caption with the strategy and headline figures. Built from the
+// `topoplan plan --json` document (the interchange format `topo render --plan` reads back).
+#pragma once
+
+#include <string>
+
+#include "report/diagram.hpp"
+#include "topoplan/plan.hpp"
+
+namespace topoplan::report {
+
+enum class ColorBy { Tp, Pp, Ep, Dp };
+ColorBy parse_color_by(const std::string& text);  // "tp", "pp", "ep", "dp"; InputError otherwise
+
+// From the best plan (plans[0]) of a `plan --json` document. Throws InputError naming `source`
+// and the JSON pointer when the document is malformed or names a device `t` does not have.
+Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,
+                               const std::string& source, ColorBy by);
+Overlay overlay_from_plan_file(const Topology& t, const std::string& path, ColorBy by);
+// The overlay of a PlanOutput: its own --json read back (one path for both uses).
+Overlay overlay_from_plan(const Topology& t, const PlanOutput& out, ColorBy by);
+// `plan --render FILE`: the plan's own JSON read back through overlay_from_plan_json, drawn on
+// `t` (format from FILE's extension).
+void render_plan(const Topology& t, const PlanOutput& out, ColorBy by, const std::string& path);
+
+}  // namespace topoplan::report

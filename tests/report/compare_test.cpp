@@ -1,0 +1,101 @@
+// `compare`: design specs, power and cost arithmetic (hand-derived), winners, price sources.
+#include "report/compare.hpp"
+
+#include <doctest/doctest.h>
+
+#include "topoplan/error.hpp"
+#include "topoplan/model.hpp"
+
+using namespace topoplan;
+using namespace topoplan::report;
+
+namespace {
+
+Comparison r1_case(const std::vector<double>& prices = {}) {
+  const ModelSpec m = load_model("deepseek-r1");
+  std::vector<DesignSpec> designs{parse_design("hgx-h20-8:price=1.2"), parse_design("hgx-h200-8"),
+                                  parse_design("hgx-h800-8:nodes=2:name=2x H800")};
+  return compare_designs(m, designs, PlanRequest{}, prices);
+}
+
+}  // namespace
+
+TEST_CASE("compare: design spec syntax") {
+  const DesignSpec d = parse_design(
+      "hgx-h800-8:nodes=2:fabric=fat-tree:price=2.1:oversubscription=2:tiers=2:name=H800 pair");
+  CHECK(d.topology == "hgx-h800-8");
+  CHECK(d.cluster.nodes == 2);
+  CHECK(d.cluster.fabric == "fat-tree");
+  CHECK(d.cluster.oversubscription == 2.0);
+  CHECK(d.cluster.tiers == 2);
+  CHECK(*d.usd_per_gpu_hour == 2.1);
+  CHECK(d.name == "H800 pair");
+  CHECK(parse_design("hgx-h20-8").name == "hgx-h20-8");
+  CHECK(parse_design("hgx-h20-8:nodes=4").name == "hgx-h20-8 x4");
+  CHECK_THROWS_AS(parse_design("hgx-h20-8:node=2"), UnknownNameError);
+  CHECK_THROWS_AS(parse_design("hgx-h20-8:nodes=0"), InputError);
+  CHECK_THROWS_AS(parse_design("hgx-h20-8:nodes=1.5"), InputError);
+  CHECK_THROWS_AS(parse_design("hgx-h20-8:price=-1"), InputError);
+  CHECK_THROWS_AS(parse_design("hgx-h20-8:fat-tree"), InputError);
+  CHECK_THROWS_AS(parse_design(":nodes=2"), InputError);
+}
+
+TEST_CASE("compare: power, tokens per joule and $ per million output tokens") {
+  const Comparison c = r1_case();
+  REQUIRE(c.designs.size() == 3);
+  const DesignResult& h20 = c.designs[0];
+  const DesignResult& h800 = c.designs[2];
+  // 8 x 350 W (H20 TDP, gpus.json) + 1 server x 4600 W (DGX H100 10.2 kW - 8 x 700 W) = 7400 W.
+  CHECK(h20.power_W == doctest::Approx(7400));
+  // 16 x 700 W + 2 x 4600 W = 20400 W.
+  CHECK(h800.power_W == doctest::Approx(20400));
+  REQUIRE(h20.best);
+  // $/Mtok = GPUs x $/GPU-h / (tokens/s x 3600 s/h) x 1e6.
+  CHECK(*h20.usd_per_mtok == doctest::Approx(8 * 1.2 / (h20.best->tokens_per_s * 3600) * 1e6));
+  CHECK(*h20.tokens_per_joule == doctest::Approx(h20.best->tokens_per_s / 7400));
+  CHECK(h20.usd_per_gpu_hour->source.find("price=") != std::string::npos);
+  // No price for H200/H800 in the catalog: no $/Mtok, so the overall winner is tokens/s/GPU.
+  CHECK_FALSE(c.designs[1].usd_per_mtok.has_value());
+  CHECK(c.criterion == "tokens_per_s_per_gpu");
+  CHECK(h800.spec.name == "2x H800");
+}
+
+TEST_CASE("compare: each column's winner is its extreme, the overall winner is explained") {
+  const Comparison c = r1_case({1.2, 3.5, 2.1});
+  CHECK(c.criterion == "usd_per_mtok");
+  for (std::size_t k = 0; k < compare_columns().size(); ++k) {
+    const CompareColumn& col = compare_columns()[k];
+    CAPTURE(col.key);
+    if (col.better == 0) {
+      CHECK(c.winner[k] == -1);
+      continue;
+    }
+    REQUIRE(c.winner[k] >= 0);
+    const double w = *column_value(c.designs[c.winner[k]], col.key);
+    for (const DesignResult& d : c.designs)
+      if (auto v = column_value(d, col.key)) CHECK(col.better * (w - *v) >= 0);
+  }
+  // price= beats --gpu-hour-price: the H20 keeps 1.2 although the flag says 1.2 too; H200 3.5.
+  CHECK(c.designs[1].usd_per_gpu_hour->value == 3.5);
+  CHECK(c.designs[1].usd_per_gpu_hour->source == "--gpu-hour-price");
+  REQUIRE(c.overall >= 0);
+  CHECK(c.why.find(c.designs[c.overall].spec.name + " wins") == 0);
+  CHECK(c.why.find("runner-up") != std::string::npos);
+}
+
+TEST_CASE("compare: a dated catalog default price is used and cited") {
+  const ModelSpec m = load_model("llama-3-8b");
+  const Comparison c = compare_designs(m, {parse_design("hgx-h100-8"), parse_design("dgx-a100-8")},
+                                       PlanRequest{}, {});
+  CHECK(c.designs[0].usd_per_gpu_hour->value == 2.99);
+  CHECK(c.designs[0].usd_per_gpu_hour->source.find("2025-01") != std::string::npos);
+  CHECK(c.criterion == "usd_per_mtok");
+}
+
+TEST_CASE("compare: bad input") {
+  const ModelSpec m = load_model("deepseek-r1");
+  CHECK_THROWS_AS(compare_designs(m, {parse_design("hgx-h20-8")}, PlanRequest{}, {}), InputError);
+  CHECK_THROWS_AS(compare_designs(m, {parse_design("hgx-h20-8"), parse_design("hgx-h200-8")},
+                                  PlanRequest{}, {1, 2, 3}),
+                  InputError);
+}
