@@ -1,7 +1,12 @@
 // `topoplan plan`: flags here, the search in plan/, text and JSON in report/plan_report.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
@@ -22,6 +27,35 @@ struct PlanArgs {
   std::optional<bool> attention_dp;
   PlanRequest req;
   bool json = false;
+  int threads = static_cast<int>(std::thread::hardware_concurrency());
+  bool quiet = false;
+};
+
+// A progress bar on stderr for searches that run longer than a second, only on a terminal
+// (never on stdout, never into a pipe or file); erased when the search ends.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO) == 1) {}
+  ~ProgressBar() {
+    if (drawn_) std::fprintf(stderr, "\r%*s\r", kWidth + 40, "");
+  }
+  void update(int done, int total) {
+    if (!enabled_) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed < 1.0 || total <= 0) return;
+    const int fill = static_cast<int>(static_cast<long long>(kWidth) * done / total);
+    std::fprintf(stderr, "\r[%s%s] %d/%d strategies, %.0f s", std::string(fill, '#').c_str(),
+                 std::string(kWidth - fill, ' ').c_str(), done, total, elapsed);
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+
+ private:
+  static constexpr int kWidth = 30;
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 int run_plan(PlanArgs& a) {
@@ -39,7 +73,15 @@ int run_plan(PlanArgs& a) {
   if (a.cuda_graphs != "on" && a.cuda_graphs != "off")
     throw InputError("--cuda-graphs", "", "expected 'on' or 'off', got '" + a.cuda_graphs + "'");
   a.req.cuda_graphs = a.cuda_graphs == "on";
-  PlanOutput out = plan(m, router, a.req);
+  if (a.threads < 1) throw InputError("--threads", "", "must be at least 1");
+  PlanOutput out;
+  {
+    ProgressBar bar(!a.quiet);
+    SearchOptions search;
+    search.threads = a.threads;
+    search.progress = [&bar](int done, int total) { bar.update(done, total); };
+    out = plan(m, router, a.req, search);
+  }
   if (a.json)
     report::print_plan_json(std::cout, out);
   else
@@ -81,6 +123,10 @@ void add_strategy_flags(CLI::App& sub, PlanArgs& a) {
   sub.add_option("--placement", a.placement, "tp-pp-dp | dp-pp-tp | pp-tp-dp | optimized")
       ->capture_default_str();
   sub.add_option("--top", a.req.top, "strategies shown in the table")->capture_default_str();
+  sub.add_option("--threads", a.threads,
+                 "threads evaluating strategies (default: the hardware's; output is the same)")
+      ->capture_default_str();
+  sub.add_flag("--quiet", a.quiet, "no progress bar on stderr");
 }
 
 }  // namespace

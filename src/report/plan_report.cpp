@@ -119,6 +119,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   ordered_json j;
   j["request"] = request_json(out);
   j["strategies_evaluated"] = out.strategies_evaluated;
+  j["evaluations_per_s_per_core"] = out.evaluations_per_s_per_core();
   ordered_json plans = ordered_json::array();
   for (const PlanResult& p : out.plans) plans.push_back(plan_json(p));
   j["plans"] = std::move(plans);
@@ -270,6 +271,14 @@ void print_pareto(std::ostream& os, const PlanOutput& o) {
   t.print(os, "  ");
 }
 
+// The search's size and speed, the figure planners are compared by (varies run to run).
+void print_footer(std::ostream& os, const PlanOutput& o) {
+  os << "\nSearch: " << o.strategies_evaluated << " strategies evaluated in "
+     << fmt("%.2f", o.search_seconds) << " s on " << o.threads << " thread"
+     << (o.threads == 1 ? "" : "s") << ", " << fmt("%.0f", o.evaluations_per_s_per_core())
+     << " evaluations/s per core\n";
+}
+
 }  // namespace
 
 void print_plan(std::ostream& os, const PlanOutput& o) {
@@ -278,6 +287,7 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   if (o.plans.empty() || !o.plans.front().fits) {
     os << "\nNo strategy fits. Try more GPUs (--nodes), a shorter --prompt/--output, or "
           "--mem-util.\n";
+    print_footer(os, o);
     return;
   }
   const PlanResult& best = o.plans.front();
@@ -292,6 +302,7 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   if (o.placement) print_placement(os, o, best);
   if (!o.explanation.empty()) os << "Why: " << o.explanation << "\n";
   if (o.request.mode == PlanMode::Serve) print_pareto(os, o);
+  print_footer(os, o);
 }
 
 }  // namespace topoplan::report

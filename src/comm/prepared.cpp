@@ -1,0 +1,112 @@
+// Prepared collectives: a group set analysed and routed once, priced per size on one group of
+// each class of identical groups (see PreparedCollective in collective.hpp).
+#include <algorithm>
+
+#include "comm/model_impl.hpp"
+#include "topoplan/error.hpp"
+
+namespace topoplan {
+
+namespace {
+bool is_direct(CollOp op) {
+  return op == CollOp::AllToAll || op == CollOp::SendRecv;
+}
+}  // namespace
+
+PreparedCollective CollectiveModel::make_prepared(std::shared_ptr<comm::PreparedPattern> p,
+                                                  CollOp op,
+                                                  const CollectiveOptions& options) const {
+  PreparedCollective out;
+  out.model_ = this;
+  out.pattern_ = std::move(p);
+  out.op_ = op;
+  out.options_ = options;
+  return out;
+}
+
+PreparedCollective CollectiveModel::prepare_set(CollOp op,
+                                                const std::vector<std::vector<int>>& groups,
+                                                const CollectiveOptions& options, int tag) const {
+  if (groups.empty()) throw InputError("collective: no groups given");
+  if (is_direct(op)) {
+    auto p = impl_->cached_ptr(op, 0, groups, tag);
+    impl_->add_uniform_direct(*p, op);
+    return make_prepared(std::move(p), op, options);
+  }
+  if (options.root < 0 || std::any_of(groups.begin(), groups.end(), [&](const auto& g) {
+        return options.root >= static_cast<int>(g.size());
+      }))
+    throw InputError("--root", "", "root rank is outside the group");
+  const int root = (op == CollOp::Broadcast || op == CollOp::Reduce) ? options.root : 0;
+  return make_prepared(impl_->cached_ptr(op, root, groups, tag), op, options);
+}
+
+PreparedCollective CollectiveModel::prepare(CollOp op, const std::vector<std::vector<int>>& groups,
+                                            const CollectiveOptions& options) const {
+  return prepare_set(op, groups, options, 0);
+}
+
+PreparedCollective CollectiveModel::prepare_independent(CollOp op,
+                                                        const std::vector<std::vector<int>>& groups,
+                                                        const CollectiveOptions& options) const {
+  return prepare_set(op, groups, options, 1);
+}
+
+PreparedCollective CollectiveModel::prepare_all_to_all(const std::vector<std::vector<int>>& groups,
+                                                       const std::vector<TrafficMatrix>& unit_bytes,
+                                                       const CollectiveOptions& options) const {
+  if (groups.empty() || groups.size() != unit_bytes.size())
+    throw InputError("all-to-all: give one traffic matrix per group");
+  auto p = std::make_shared<comm::PreparedPattern>(impl_->make_pattern(groups));
+  std::vector<TrafficMatrix> w = unit_bytes;  // weights per byte of each group's size
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto [size, peer] = comm::alltoallv_size(unit_bytes[g], groups[g].size());
+    p->size_factor.push_back(size);
+    p->peer_factor.push_back(peer);
+    for (auto& r : w[g])
+      for (double& x : r) x = size > 0 ? x / size : 0;
+  }
+  impl_->add_direct(*p, w);
+  return make_prepared(std::move(p), CollOp::AllToAll, options);
+}
+
+CollectiveCost PreparedCollective::slowest(double size_bytes) const {
+  if (!pattern_) throw InputError("collective: prepared set is empty");
+  const CollectiveModel::Impl& m = *model_->impl_;
+  comm::PreparedPattern& p = *pattern_;
+  if (!is_direct(op_)) return m.choose(p, op_, size_bytes, options_, true).slowest_cost;
+  // Same first-maximum rule as choose(): reps are in group order.
+  CollectiveCost worst;
+  bool any = false;
+  for (int g : m.reps(p, Algorithm::Direct, op_, 0, false)) {
+    CollectiveCost c = m.p2p_of(p, g, op_, size_bytes, options_);
+    if (!any || c.time_us > worst.time_us) worst = std::move(c), any = true;
+  }
+  return worst;
+}
+
+std::vector<CollectiveCost> PreparedCollective::each(double size_bytes) const {
+  if (!pattern_) throw InputError("collective: prepared set is empty");
+  const CollectiveModel::Impl& m = *model_->impl_;
+  comm::PreparedPattern& p = *pattern_;
+  if (!is_direct(op_)) return m.price(p, op_, size_bytes, options_, true);
+  std::vector<CollectiveCost> out;
+  for (std::size_t g = 0; g < p.groups.size(); ++g)
+    out.push_back(m.p2p_of(p, static_cast<int>(g), op_, size_bytes, options_));
+  return out;
+}
+
+int PreparedCollective::groups() const {
+  return pattern_ ? static_cast<int>(pattern_->groups.size()) : 0;
+}
+
+int PreparedCollective::classes(double size_bytes) const {
+  if (!pattern_) return 0;
+  const CollectiveModel::Impl& m = *model_->impl_;
+  comm::PreparedPattern& p = *pattern_;
+  const Algorithm a =
+      is_direct(op_) ? Algorithm::Direct : m.choose(p, op_, size_bytes, options_, true).algorithm;
+  return static_cast<int>(m.reps(p, a, op_, options_.root, true).size());
+}
+
+}  // namespace topoplan
