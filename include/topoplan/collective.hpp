@@ -140,6 +140,8 @@ class PreparedCollective {
   std::shared_ptr<comm::PreparedPattern> pattern_;
   CollOp op_ = CollOp::AllReduce;
   CollectiveOptions options_;
+  // Independent sets deduplicated before analysis: group → its class's group in the pattern.
+  std::vector<int> expand_;
 };
 
 // Prices collectives on one topology. Routes and link-load patterns are cached per (op, root,

@@ -58,6 +58,11 @@ struct CollectiveModel::Impl {
   const Router& router;
   const NcclTuning& tuning;
   mutable std::map<std::vector<int>, std::shared_ptr<Pattern>> cache;
+  mutable int alike = -1;  // Router::servers_alike(), asked once
+  bool servers_alike() const {
+    if (alike < 0) alike = router.servers_alike() ? 1 : 0;
+    return alike == 1;
+  }
 
   // Cache key: op, root, a tag (0 concurrent, 1 independent), then the groups.
   static std::vector<int> key(CollOp op, int root, const std::vector<std::vector<int>>& groups,

@@ -1,6 +1,7 @@
 // Prepared collectives: a group set analysed and routed once, priced per size on one group of
 // each class of identical groups (see PreparedCollective in collective.hpp).
 #include <algorithm>
+#include <tuple>
 
 #include "comm/model_impl.hpp"
 #include "topoplan/error.hpp"
@@ -49,7 +50,31 @@ PreparedCollective CollectiveModel::prepare(CollOp op, const std::vector<std::ve
 PreparedCollective CollectiveModel::prepare_independent(CollOp op,
                                                         const std::vector<std::vector<int>>& groups,
                                                         const CollectiveOptions& options) const {
-  return prepare_set(op, groups, options, 1);
+  const Router& r = impl_->router;
+  const bool pairs = std::all_of(groups.begin(), groups.end(),
+                                 [](const auto& g) { return g.size() == 2 && g[0] != g[1]; });
+  if (op != CollOp::SendRecv || groups.empty() || !pairs || !impl_->servers_alike())
+    return prepare_set(op, groups, options, 1);
+  // On identically wired servers a pair's GroupInfo is a function of its GPUs' slots and of
+  // whether they share a server (intra classes, NIC choice, CPUs, GPU model all come from the
+  // slot), and its load is the one flow's, which evaluate_loads gives exactly as the engine
+  // would: pairs with equal keys price alike, so only the first of each is analysed.
+  const Topology& t = r.topology();
+  std::vector<std::tuple<int, int, bool, double, double>> keys;
+  keys.reserve(groups.size());
+  for (const auto& g : groups) {
+    const comm::GroupLoad l = comm::evaluate_loads(r, {{comm::Flow{g[0], g[1], 1.0}}}).front();
+    keys.emplace_back(r.server_slot(g[0]), r.server_slot(g[1]),
+                      t.device(g[0]).node == t.device(g[1]).node, l.us_per_byte,
+                      l.inter_latency_us);
+  }
+  std::vector<int> class_of;
+  std::vector<std::vector<int>> reps;
+  for (int g : comm::first_of_each(keys, &class_of))
+    reps.push_back(groups[static_cast<std::size_t>(g)]);
+  PreparedCollective out = prepare_set(op, reps, options, 1);
+  out.expand_ = std::move(class_of);
+  return out;
 }
 
 PreparedCollective CollectiveModel::prepare_all_to_all(const std::vector<std::vector<int>>& groups,
@@ -93,10 +118,14 @@ std::vector<CollectiveCost> PreparedCollective::each(double size_bytes) const {
   std::vector<CollectiveCost> out;
   for (std::size_t g = 0; g < p.groups.size(); ++g)
     out.push_back(m.p2p_of(p, static_cast<int>(g), op_, size_bytes, options_));
-  return out;
+  if (expand_.empty()) return out;
+  std::vector<CollectiveCost> all;
+  for (int c : expand_) all.push_back(out[static_cast<std::size_t>(c)]);
+  return all;
 }
 
 int PreparedCollective::groups() const {
+  if (!expand_.empty()) return static_cast<int>(expand_.size());
   return pattern_ ? static_cast<int>(pattern_->groups.size()) : 0;
 }
 

@@ -46,6 +46,7 @@ struct Planner::Impl {
   mutable std::tuple<int, int, int, int, int> held_key{0, 0, 0, 0, -1};
   mutable PlacementGroups held_groups;
   mutable std::map<int, PreparedCollective> held_prepared;  // by op code
+  mutable std::map<std::pair<int, std::vector<int>>, PreparedCollective> ep_prepared;
   const PlacementGroups& groups(const Strategy& s, PlacementOrder order) const;
   // The strategy's groups of collective `code` (a CollOp, kOpAllToAll or kOpAllToAllNormal),
   // prepared once and priced per size on one group per class.

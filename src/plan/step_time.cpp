@@ -117,16 +117,21 @@ const PreparedCollective& Planner::Impl::prepared(int code, const Strategy& s,
   if (it != held_prepared.end()) return it->second;
   PreparedCollective p;
   if (code == kOpAllToAll || code == kOpAllToAllNormal) {
-    // The first EP group: EP groups are alike on a symmetric placement (docs/planner.md).
+    // The first EP group: EP groups are alike on a symmetric placement (docs/planner.md). Kept
+    // across strategies: many share their first EP group (same tp, ep).
     for (const auto& e : g.ep_groups) {
       if (e.size() < 2) continue;
-      // Both matrices are linear in the bytes of a copy: prepared for one byte, priced at `bytes`.
-      TrafficMatrix unit = code == kOpAllToAll
-                               ? moe_dispatch_matrix(static_cast<int>(e.size()), 1.0,
-                                                     1.0 / model.moe.top_k, model.moe.top_k)
-                               : deepep_normal_matrix(router->topology(), e, 1.0, 1.0,
-                                                      model.moe.num_experts, model.moe.top_k);
-      p = comm.prepare_all_to_all({e}, {unit});
+      auto [at, fresh] = ep_prepared.try_emplace({code, e});
+      if (fresh) {
+        // Both matrices are linear in a copy's bytes: prepared for one byte, priced at `bytes`.
+        TrafficMatrix unit = code == kOpAllToAll
+                                 ? moe_dispatch_matrix(static_cast<int>(e.size()), 1.0,
+                                                       1.0 / model.moe.top_k, model.moe.top_k)
+                                 : deepep_normal_matrix(router->topology(), e, 1.0, 1.0,
+                                                        model.moe.num_experts, model.moe.top_k);
+        at->second = comm.prepare_all_to_all({e}, {unit});
+      }
+      p = at->second;
       break;
     }
   } else if (code == static_cast<int>(CollOp::SendRecv)) {
