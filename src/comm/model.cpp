@@ -275,7 +275,7 @@ std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, 
 }
 
 CollectiveModel::CollectiveModel(const Router& router, const NcclTuning& tuning)
-    : impl_(std::make_unique<Impl>(Impl{router, tuning, {}})) {}
+    : impl_(std::make_unique<Impl>(Impl{router, tuning, {}, {}, -1})) {}
 CollectiveModel::~CollectiveModel() = default;
 CollectiveModel::CollectiveModel(CollectiveModel&&) noexcept = default;
 CollectiveModel& CollectiveModel::operator=(CollectiveModel&&) noexcept = default;

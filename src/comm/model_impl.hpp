@@ -2,8 +2,10 @@
 // and their classes of identical groups).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -58,6 +60,19 @@ struct CollectiveModel::Impl {
   const Router& router;
   const NcclTuning& tuning;
   mutable std::map<std::vector<int>, std::shared_ptr<Pattern>> cache;
+  // One flow src → dst alone (evaluate_loads): per-byte time and inter-server latency, memoised
+  // because the pipeline boundaries of many strategies share pairs.
+  mutable std::unordered_map<std::uint64_t, std::pair<double, double>> pair_loads;
+  std::pair<double, double> pair_load(int src, int dst) const {
+    const std::uint64_t k = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
+                            static_cast<std::uint32_t>(dst);
+    auto [it, fresh] = pair_loads.try_emplace(k);
+    if (fresh) {
+      const comm::GroupLoad l = comm::evaluate_loads(router, {{comm::Flow{src, dst, 1.0}}}).front();
+      it->second = {l.us_per_byte, l.inter_latency_us};
+    }
+    return it->second;
+  }
   mutable int alike = -1;  // Router::servers_alike(), asked once
   bool servers_alike() const {
     if (alike < 0) alike = router.servers_alike() ? 1 : 0;

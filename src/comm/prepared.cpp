@@ -63,10 +63,9 @@ PreparedCollective CollectiveModel::prepare_independent(CollOp op,
   std::vector<std::tuple<int, int, bool, double, double>> keys;
   keys.reserve(groups.size());
   for (const auto& g : groups) {
-    const comm::GroupLoad l = comm::evaluate_loads(r, {{comm::Flow{g[0], g[1], 1.0}}}).front();
+    const auto [us_per_byte, latency_us] = impl_->pair_load(g[0], g[1]);
     keys.emplace_back(r.server_slot(g[0]), r.server_slot(g[1]),
-                      t.device(g[0]).node == t.device(g[1]).node, l.us_per_byte,
-                      l.inter_latency_us);
+                      t.device(g[0]).node == t.device(g[1]).node, us_per_byte, latency_us);
   }
   std::vector<int> class_of;
   std::vector<std::vector<int>> reps;

@@ -92,10 +92,10 @@ void validate_strategy(const Router& router, const Strategy& s) {
                          router.topology().name + "' has " + std::to_string(available));
 }
 
-namespace {
 // EP groups follow SGLang/vLLM: expert_tp = tp/ep consecutive TP ranks share one expert shard set,
 // and the EP group is the strided set of TP ranks with the same expert-TP rank.
 void add_ep_groups(const Strategy& s, PlacementGroups& p) {
+  p.ep_groups.clear();
   const int ep = s.ep, etp = s.tp / s.ep;
   for (const auto& tp_group : p.tp_groups)
     for (int j = 0; j < etp; ++j) {
@@ -104,7 +104,6 @@ void add_ep_groups(const Strategy& s, PlacementGroups& p) {
       p.ep_groups.push_back(std::move(g));
     }
 }
-}  // namespace
 
 PlacementGroups groups_of(const Strategy& s, PlacementOrder order,
                           const std::vector<int>& device_of_rank) {

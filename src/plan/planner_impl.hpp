@@ -43,7 +43,8 @@ struct Planner::Impl {
   SearchOptions search;
   // The strategy whose groups and prepared collectives are held: one at a time, so memory stays
   // O(GPUs) however many strategies a search visits (docs/cluster-scale.md).
-  mutable std::tuple<int, int, int, int, int> held_key{0, 0, 0, 0, -1};
+  mutable std::tuple<int, int, int, int> held_key{0, 0, 0, -1};  // tp, pp, dp, order
+  mutable int held_ep = 0;
   mutable PlacementGroups held_groups;
   mutable std::map<int, PreparedCollective> held_prepared;  // by op code
   mutable std::map<std::pair<int, std::vector<int>>, PreparedCollective> ep_prepared;

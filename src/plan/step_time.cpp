@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "plan/moe_traffic.hpp"
+#include "plan/placement_internal.hpp"
 #include "plan/planner_impl.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
@@ -90,11 +91,20 @@ TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload
 }
 
 const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder order) const {
-  const std::tuple<int, int, int, int, int> key{s.tp, s.pp, s.dp, s.ep, static_cast<int>(order)};
-  if (key != held_key) {
+  // TP groups and pipeline chains depend on (tp, pp, dp, order) only; the ep and attention-DP
+  // variants enumerated next to each other share them and their prepared sets.
+  // (Optimized chooses its GPUs with the EP groups in its proxy: there ep changes everything.)
+  const std::tuple<int, int, int, int> key{s.tp, s.pp, s.dp, static_cast<int>(order)};
+  if (key != held_key || (s.ep != held_ep && order == PlacementOrder::Optimized)) {
     held_groups = placer.groups(s, order);
     held_prepared.clear();
     held_key = key;
+    held_ep = s.ep;
+  } else if (s.ep != held_ep) {
+    placement_detail::add_ep_groups(s, held_groups);
+    held_prepared.erase(kOpAllToAll);
+    held_prepared.erase(kOpAllToAllNormal);
+    held_ep = s.ep;
   }
   return held_groups;
 }
