@@ -21,23 +21,32 @@ int Planner::Impl::thread_count(std::size_t strategies) const {
 std::vector<Planner::Impl::Evaluated> Planner::Impl::evaluate_all(
     const Planner& p, const std::vector<Strategy>& strategies, int threads) const {
   std::vector<Evaluated> out(strategies.size());
+  // Work units: runs of consecutive strategies with the same tp. They share the TP group set
+  // and most pipeline sets, which each thread prepares in its own caches, so handing a thread
+  // whole runs keeps it from preparing every set the other threads prepare too.
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < strategies.size(); ++i)
+    if (i == 0 || strategies[i].tp != strategies[i - 1].tp) starts.push_back(i);
+  starts.push_back(strategies.size());
+  const std::size_t units = starts.size() - 1;
   std::atomic<std::size_t> next{0};
   std::mutex progress_mutex;
   int done = 0;
   std::exception_ptr failure;
   auto work = [&](const Planner& planner) {
     try {
-      for (std::size_t i; (i = next++) < strategies.size();) {
-        Evaluated& e = out[i];
-        e.result = planner.impl_->evaluate(planner, strategies[i], 0, req.order, &e.points);
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        ++done;
-        if (search.progress) search.progress(done, static_cast<int>(strategies.size()));
-      }
+      for (std::size_t u; (u = next++) < units;)
+        for (std::size_t i = starts[u]; i < starts[u + 1]; ++i) {
+          Evaluated& e = out[i];
+          e.result = planner.impl_->evaluate(planner, strategies[i], 0, req.order, &e.points);
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          ++done;
+          if (search.progress) search.progress(done, static_cast<int>(strategies.size()));
+        }
     } catch (...) {
       std::lock_guard<std::mutex> lock(progress_mutex);
       if (!failure) failure = std::current_exception();
-      next = strategies.size();  // the others stop at their next strategy
+      next = units;  // the others stop at their next unit
     }
   };
   std::vector<std::thread> pool;
