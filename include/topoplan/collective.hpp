@@ -114,6 +114,39 @@ using TrafficMatrix = std::vector<std::vector<double>>;
 TrafficMatrix moe_dispatch_matrix(int ranks, double tokens, double token_bytes, int top_k,
                                   const std::vector<double>& expert_share = {});
 
+class CollectiveModel;
+namespace comm {
+struct PreparedPattern;
+}
+
+// A collective on fixed groups, prepared once and priced at any size: the groups are analysed
+// and their flows routed once (link loads per algorithm on first use, every group's load on
+// shared links included), and groups whose pricing inputs are identical (same shape, same
+// per-byte load on their bottleneck, same latency) form one class that is priced once. A size
+// costs O(classes × algorithms × protocols), not O(groups). Equal to cost_concurrent by
+// construction (docs/cluster-scale.md); tests/comm/prepared_test.cpp checks it. Made by
+// CollectiveModel::prepare*; valid while the model lives; not thread-safe (like the model).
+class PreparedCollective {
+ public:
+  PreparedCollective() = default;
+  // The slowest group's cost: the first group of maximal time_us, as max_element over each().
+  CollectiveCost slowest(double size_bytes) const;
+  // One cost per group (cost_concurrent's answer; independent sets: each group alone).
+  std::vector<CollectiveCost> each(double size_bytes) const;
+  int groups() const;
+  // Distinct classes of the chosen algorithm at this size (1 for a symmetric set).
+  int classes(double size_bytes) const;
+
+ private:
+  friend class CollectiveModel;
+  const CollectiveModel* model_ = nullptr;
+  std::shared_ptr<comm::PreparedPattern> pattern_;
+  CollOp op_ = CollOp::AllReduce;
+  CollectiveOptions options_;
+  // Independent sets deduplicated before analysis: group → its class's group in the pattern.
+  std::vector<int> expand_;
+};
+
 // Prices collectives on one topology. Routes and link-load patterns are cached per (op, root,
 // groups, algorithm), so repeated calls at other sizes cost O(algorithms × protocols).
 // The Router and the NcclTuning must outlive the model. Not thread-safe (the caches are
@@ -148,6 +181,18 @@ class CollectiveModel {
                                                     const std::vector<TrafficMatrix>& bytes,
                                                     const CollectiveOptions& options = {}) const;
 
+  // Prepared forms of cost_concurrent, of every group alone (e.g. the stage boundaries of all
+  // pipeline chains, each a separate send/recv), and of all_to_all_concurrent with traffic
+  // matrices that scale with the size (priced at the alltoallv size, peers in proportion).
+  // Same errors as the unprepared calls, thrown when priced.
+  PreparedCollective prepare(CollOp op, const std::vector<std::vector<int>>& groups,
+                             const CollectiveOptions& options = {}) const;
+  PreparedCollective prepare_independent(CollOp op, const std::vector<std::vector<int>>& groups,
+                                         const CollectiveOptions& options = {}) const;
+  PreparedCollective prepare_all_to_all(const std::vector<std::vector<int>>& groups,
+                                        const std::vector<TrafficMatrix>& unit_bytes,
+                                        const CollectiveOptions& options = {}) const;
+
   // Point-to-point (pipeline stage boundary).
   CollectiveCost send_recv(int src_gpu, int dst_gpu, double bytes,
                            const CollectiveOptions& options = {}) const;
@@ -161,7 +206,12 @@ class CollectiveModel {
   const NcclTuning& tuning() const;  // the constants it prices with
 
  private:
+  friend class PreparedCollective;
   struct Impl;
+  PreparedCollective prepare_set(CollOp op, const std::vector<std::vector<int>>& groups,
+                                 const CollectiveOptions& options, int tag) const;
+  PreparedCollective make_prepared(std::shared_ptr<comm::PreparedPattern> p, CollOp op,
+                                   const CollectiveOptions& options) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -69,6 +69,12 @@ struct Placement {
   std::vector<int> devices() const;         // device of each rank
 };
 
+// A placement's communication groups without its per-rank records: what pricing needs, O(GPUs)
+// integers and no strings (the planner's evaluation path; docs/cluster-scale.md).
+struct PlacementGroups {
+  std::vector<std::vector<int>> tp_groups, ep_groups, pp_chains, dp_groups;  // as in Placement
+};
+
 // Places `strategy` on the router's topology. Throws InputError when a dimension is < 1, ep does
 // not divide tp, or strategy.gpus() exceeds the topology's GPUs. Canonical orders use the first
 // gpus() GPUs in Topology::gpus() order; Optimized may pick any gpus() of them.
@@ -90,6 +96,9 @@ class Placer {
   Placer& operator=(Placer&&) noexcept;
 
   const Placement& place(const Strategy& strategy, PlacementOrder order) const;
+  // The groups of place(strategy, order), not cached (canonical orders build no Placement;
+  // Optimized copies them from the cached one). Same exceptions as place().
+  PlacementGroups groups(const Strategy& strategy, PlacementOrder order) const;
   const Router& router() const;
 
  private:

@@ -8,6 +8,7 @@
 // A strategy that does not fit is a result with a reason, never an exception.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -185,6 +186,25 @@ struct PlanOutput {
   std::string status_message;  // the binding reason and a hint; empty when ok
   // Serve without a limit: what the plan maximises and an SLA to set; else empty.
   std::string objective_note;
+  // The search's wall time and the threads it ran on: strategies_evaluated ÷ (seconds × threads)
+  // is the evaluation rate per core that planners are compared by (not deterministic).
+  double search_seconds = 0;
+  int threads = 1;
+  double evaluations_per_s_per_core() const;
+};
+
+// How a search runs (not what it answers: every setting gives the same PlanOutput apart from
+// search_seconds and threads).
+struct SearchOptions {
+  // Threads that evaluate strategies (each with its own Router copy and caches); 0: the
+  // hardware's (std::thread::hardware_concurrency), at most one per strategy.
+  int threads = 1;
+  // Called after each evaluated strategy with (done, total), serialised by the planner, from
+  // whichever thread finished it. Empty: none.
+  std::function<void(int, int)> progress;
+  // Price every group of the full placement with the general engine per size instead of the
+  // prepared, class-priced sets (the fast path's reference, for tests; docs/cluster-scale.md).
+  bool reference_engine = false;
 };
 
 // Every strategy of `gpus` GPUs allowed by the pins (tp × pp × dp = gpus; ep | tp and
@@ -195,10 +215,12 @@ std::vector<Strategy> enumerate_strategies(const ModelSpec& m, int gpus, const P
 std::string divisibility_reason(const ModelSpec& m, const Strategy& s);
 
 // Evaluates strategies on one topology. Caches placements and collective costs per (group set,
-// size), so a search over thousands of (strategy, batch) points stays fast. Not thread-safe.
+// size), so a search over thousands of (strategy, batch) points stays fast. Not thread-safe;
+// run() itself evaluates strategies on SearchOptions::threads threads.
 class Planner {
  public:
   Planner(const ModelSpec& model, const Router& router, PlanRequest request);
+  Planner(const ModelSpec& model, const Router& router, PlanRequest request, SearchOptions search);
   ~Planner();
   Planner(Planner&&) noexcept;
   Planner& operator=(Planner&&) noexcept;
@@ -224,6 +246,8 @@ class Planner {
 
 // Convenience: load nothing, just build a Planner and run it.
 PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest& request);
+PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest& request,
+                const SearchOptions& search);
 
 std::string to_string(const Strategy& s);  // "tp8 pp1 dp1 ep8 adp"
 

@@ -48,6 +48,13 @@ class Router {
   // ties broken rail-aligned by local index). -1 when its server has no NIC.
   int nic_of_gpu(int gpu) const;
 
+  // True when every server is wired like the first one (same devices, models, local indices and
+  // links slot for slot): paths inside a server, its NIC choice and its CPUs are then functions
+  // of the devices' slots alone. server_slot(): a device's index among its server's devices
+  // (-1 for network switches).
+  bool servers_alike() const;
+  int server_slot(int device) const;
+
   // Bandwidth (GB/s per direction) from a GPU into its NVLink domain (sum of its NVLinks; 0 if
   // none) and to the network (its NIC's rate bounded by the GPU↔NIC path).
   double nvlink_domain_GBps(int gpu) const;

@@ -1,7 +1,12 @@
 // `topoplan plan`: flags here, the search in plan/, text and JSON in report/plan_report.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
@@ -35,6 +40,35 @@ struct PlanArgs {
   std::string render, color_by = "tp";  // --render FILE: the best plan drawn on the topology
   std::string chart;                    // --chart FILE: the Pareto front
   std::string html;                     // --html FILE: the self-contained report page
+  int threads = static_cast<int>(std::thread::hardware_concurrency());
+  bool quiet = false;
+};
+
+// A progress bar on stderr for searches that run longer than a second, only on a terminal
+// (never on stdout, never into a pipe or file); erased when the search ends.
+class ProgressBar {
+ public:
+  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO) == 1) {}
+  ~ProgressBar() {
+    if (drawn_) std::fprintf(stderr, "\r%*s\r", kWidth + 40, "");
+  }
+  void update(int done, int total) {
+    if (!enabled_) return;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    if (elapsed < 1.0 || total <= 0) return;
+    const int fill = static_cast<int>(static_cast<long long>(kWidth) * done / total);
+    std::fprintf(stderr, "\r[%s%s] %d/%d strategies, %.0f s", std::string(fill, '#').c_str(),
+                 std::string(kWidth - fill, ' ').c_str(), done, total, elapsed);
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+
+ private:
+  static constexpr int kWidth = 30;
+  bool enabled_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 // The request from the flags (shared with `compare`, which plans several designs with it).
@@ -58,7 +92,15 @@ int run_plan(PlanArgs& a) {
   const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
   PlanRequest req = finish_request(a);
   req.comm_tuning = &setup.tuning;
-  PlanOutput out = plan(m, *setup.router, req);
+  if (a.threads < 1) throw InputError("--threads", "", "must be at least 1");
+  PlanOutput out;
+  {
+    ProgressBar bar(!a.quiet);
+    SearchOptions search;
+    search.threads = a.threads;
+    search.progress = [&bar](int done, int total) { bar.update(done, total); };
+    out = plan(m, *setup.router, req, search);
+  }
   const Topology& t = setup.router->topology();
   if (!a.chart.empty()) report::write_pareto_chart(out, a.chart);
   if (!a.html.empty()) report::write_plan_html(t, out, a.html);
@@ -104,6 +146,10 @@ void add_strategy_flags(CLI::App& sub, PlanArgs& a) {
   sub.add_option("--placement", a.placement, "tp-pp-dp | dp-pp-tp | pp-tp-dp | optimized")
       ->capture_default_str();
   sub.add_option("--top", a.req.top, "strategies shown in the table")->capture_default_str();
+  sub.add_option("--threads", a.threads,
+                 "threads evaluating strategies (default: the hardware's; output is the same)")
+      ->capture_default_str();
+  sub.add_flag("--quiet", a.quiet, "no progress bar on stderr");
 }
 
 }  // namespace

@@ -5,11 +5,11 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "comm/closed_form.hpp"
-#include "comm/loads.hpp"
+#include "comm/model_impl.hpp"
 #include "comm/nccl_rules.hpp"
-#include "comm/pattern.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/units.hpp"
 
@@ -23,12 +23,6 @@ namespace {
 constexpr Algorithm kAlgos[] = {Algorithm::Ring,     Algorithm::Tree,    Algorithm::Nvls,
                                 Algorithm::NvlsTree, Algorithm::CollNet, Algorithm::Direct};
 constexpr Protocol kProtos[] = {Protocol::LL, Protocol::LL128, Protocol::Simple};
-
-// One cached evaluation: the groups' shapes and, per algorithm, their link loads.
-struct Pattern {
-  std::vector<GroupInfo> groups;
-  std::map<Algorithm, std::vector<GroupLoad>> loads;
-};
 
 std::vector<Flow> flows_for(const Router& r, Algorithm a, CollOp op, const GroupInfo& g, int root,
                             const NcclTuning& t) {
@@ -92,67 +86,115 @@ BottleneckLink describe(const Topology& t, const GroupLoad& l, double size, doub
 }
 }  // namespace
 
-struct CollectiveModel::Impl {
-  const Router& router;
-  const NcclTuning& tuning;
-  mutable std::map<std::vector<int>, Pattern> cache;
-
-  static std::vector<int> key(CollOp op, int root, const std::vector<std::vector<int>>& groups) {
-    std::vector<int> k{static_cast<int>(op), root};
-    for (const auto& g : groups) {
-      k.insert(k.end(), g.begin(), g.end());
-      k.push_back(-1);
-    }
-    return k;
+std::vector<int> CollectiveModel::Impl::key(CollOp op, int root,
+                                            const std::vector<std::vector<int>>& groups, int tag) {
+  std::vector<int> k{static_cast<int>(op), root, tag};
+  for (const auto& g : groups) {
+    k.insert(k.end(), g.begin(), g.end());
+    k.push_back(-1);
   }
+  return k;
+}
 
-  Pattern make_pattern(const std::vector<std::vector<int>>& groups) const {
-    Pattern p;
-    for (const auto& g : groups) p.groups.push_back(comm::analyse_group(router, g));
-    return p;
+CollectiveModel::Impl::Pattern CollectiveModel::Impl::make_pattern(
+    const std::vector<std::vector<int>>& groups) const {
+  Pattern p;
+  std::vector<
+      std::tuple<int, int, int, int, int, bool, int, int, PathClass, PathClass, bool, int, bool>>
+      shapes;
+  for (const auto& g : groups) {
+    p.groups.push_back(comm::analyse_group(router, g));
+    const GroupInfo& x = p.groups.back();
+    shapes.emplace_back(x.n, x.nodes, x.min_ppn, x.ppn, x.min_sm, x.same_sm, x.arch, x.scale,
+                        x.intra_class, x.net_class, x.nvswitch, x.channels, x.amd_cpu);
   }
+  p.info_reps = comm::first_of_each(shapes, &p.info_class);
+  return p;
+}
 
-  // Link loads of algorithm `a`; `fast` allows the closed form for symmetric groups.
-  const std::vector<GroupLoad>& loads(Pattern& p, Algorithm a, CollOp op, int root,
-                                      bool fast) const {
-    auto it = p.loads.find(a);
-    if (it != p.loads.end()) return it->second;
-    if (fast && p.groups.size() == 1) {
-      const GroupInfo& g = p.groups.front();
-      if (auto l = comm::closed_form_load(router, g, a, op, tuning.nvls_efficiency[g.arch]))
-        return p.loads.emplace(a, std::vector<GroupLoad>{*l}).first->second;
-    }
-    std::vector<std::vector<Flow>> flows;
-    for (const GroupInfo& g : p.groups) flows.push_back(flows_for(router, a, op, g, root, tuning));
-    return p.loads.emplace(a, comm::evaluate_loads(router, flows)).first->second;
+std::shared_ptr<CollectiveModel::Impl::Pattern> CollectiveModel::Impl::cached_ptr(
+    CollOp op, int root, const std::vector<std::vector<int>>& groups, int tag) const {
+  auto [it, fresh] = cache.try_emplace(key(op, root, groups, tag));
+  if (fresh) {
+    it->second = std::make_shared<Pattern>(make_pattern(groups));
+    it->second->independent = tag == 1;
   }
+  return it->second;
+}
 
-  // Direct (p2p) transfers of every group at once; weights[i] per byte of message.
-  std::vector<GroupLoad> direct_loads(const Pattern& p, const std::vector<TrafficMatrix>& w) const {
-    std::vector<std::vector<Flow>> flows(p.groups.size());
-    for (std::size_t i = 0; i < p.groups.size(); ++i)
-      comm::direct_flows(p.groups[i], w[i], flows[i]);
-    return comm::evaluate_loads(router, flows);
+CollectiveModel::Impl::Pattern& CollectiveModel::Impl::cached(
+    CollOp op, int root, const std::vector<std::vector<int>>& groups, int tag) const {
+  return *cached_ptr(op, root, groups, tag);
+}
+
+const std::vector<GroupLoad>& CollectiveModel::Impl::loads(Pattern& p, Algorithm a, CollOp op,
+                                                           int root, bool fast) const {
+  auto it = p.loads.find(a);
+  if (it != p.loads.end()) return it->second;
+  if (fast && p.groups.size() == 1) {
+    const GroupInfo& g = p.groups.front();
+    if (auto l = comm::closed_form_load(router, g, a, op, tuning.nvls_efficiency[g.arch]))
+      return p.loads.emplace(a, std::vector<GroupLoad>{*l}).first->second;
   }
+  std::vector<std::vector<Flow>> flows;
+  for (const GroupInfo& g : p.groups) flows.push_back(flows_for(router, a, op, g, root, tuning));
+  if (!p.independent) return p.loads.emplace(a, comm::evaluate_loads(router, flows)).first->second;
+  std::vector<GroupLoad> each;
+  for (auto& f : flows) each.push_back(comm::evaluate_loads(router, {std::move(f)}).front());
+  return p.loads.emplace(a, std::move(each)).first->second;
+}
 
-  // A p2p-based collective: NCCL uses LL up to NCCL_P2P_LL_THRESHOLD bytes per peer.
-  CollectiveCost p2p(const GroupInfo& g, const GroupLoad& l, CollOp op, double size,
-                     double bytes_per_peer, const CollectiveOptions& o) const {
-    if (o.algorithm != Algorithm::Auto && o.algorithm != Algorithm::Direct)
-      throw InputError("--algo", "",
-                       std::string(to_string(op)) + " uses direct point-to-point transfers");
-    const Protocol pr =
-        o.protocol == Protocol::Auto ? comm::p2p_protocol(bytes_per_peer, tuning) : o.protocol;
-    if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
-    return one(g, l, op, Algorithm::Direct, pr, size);
-  }
+const std::vector<int>& CollectiveModel::Impl::reps(Pattern& p, Algorithm a, CollOp op, int root,
+                                                    bool fast) const {
+  auto it = p.reps.find(a);
+  if (it != p.reps.end()) return it->second;
+  const std::vector<GroupLoad>& l = loads(p, a, op, root, fast);
+  std::vector<std::tuple<int, double, double, double, double>> keys;
+  for (std::size_t g = 0; g < p.groups.size(); ++g)
+    keys.emplace_back(p.info_class[g], l[g].us_per_byte, l[g].inter_latency_us,
+                      p.size_factor.empty() ? 1.0 : p.size_factor[g],
+                      p.peer_factor.empty() ? 1.0 : p.peer_factor[g]);
+  return p.reps.emplace(a, comm::first_of_each(keys)).first->second;
+}
 
-  // Prices every enabled (algorithm, protocol) and keeps the one whose slowest group is fastest.
-  std::vector<CollectiveCost> price(Pattern& p, CollOp op, double size, const CollectiveOptions& o,
-                                    bool fast) const;
-  CollectiveCost one(const GroupInfo& g, const GroupLoad& l, CollOp op, Algorithm a, Protocol pr,
-                     double size) const;
-};
+std::vector<GroupLoad> CollectiveModel::Impl::direct_loads(
+    const Pattern& p, const std::vector<TrafficMatrix>& w) const {
+  std::vector<std::vector<Flow>> flows(p.groups.size());
+  for (std::size_t i = 0; i < p.groups.size(); ++i) comm::direct_flows(p.groups[i], w[i], flows[i]);
+  if (!p.independent) return comm::evaluate_loads(router, flows);
+  std::vector<GroupLoad> each;
+  for (auto& f : flows) each.push_back(comm::evaluate_loads(router, {std::move(f)}).front());
+  return each;
+}
+
+void CollectiveModel::Impl::add_direct(Pattern& p, const std::vector<TrafficMatrix>& w) const {
+  p.loads.emplace(Algorithm::Direct, direct_loads(p, w));
+}
+
+// A p2p-based collective: NCCL uses LL up to NCCL_P2P_LL_THRESHOLD bytes per peer.
+CollectiveCost CollectiveModel::Impl::p2p(const GroupInfo& g, const GroupLoad& l, CollOp op,
+                                          double size, double bytes_per_peer,
+                                          const CollectiveOptions& o) const {
+  if (o.algorithm != Algorithm::Auto && o.algorithm != Algorithm::Direct)
+    throw InputError("--algo", "",
+                     std::string(to_string(op)) + " uses direct point-to-point transfers");
+  const Protocol pr =
+      o.protocol == Protocol::Auto ? comm::p2p_protocol(bytes_per_peer, tuning) : o.protocol;
+  if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
+  return one(g, l, op, Algorithm::Direct, pr, size);
+}
+
+// Group g of a direct set at `size`: uniform all-to-all sends size/n to each peer, send/recv the
+// whole size; a prepared all-to-all scales its matrices (size_factor, peer_factor per byte).
+CollectiveCost CollectiveModel::Impl::p2p_of(const Pattern& p, int g, CollOp op, double size,
+                                             const CollectiveOptions& o) const {
+  const auto i = static_cast<std::size_t>(g);
+  const GroupLoad& l = p.loads.at(Algorithm::Direct)[i];
+  if (!p.size_factor.empty())
+    return p2p(p.groups[i], l, op, size * p.size_factor[i], size * p.peer_factor[i], o);
+  const double peer = op == CollOp::SendRecv ? size : size / static_cast<double>(p.groups[i].n);
+  return p2p(p.groups[i], l, op, size, peer, o);
+}
 
 CollectiveCost CollectiveModel::Impl::one(const GroupInfo& g, const GroupLoad& l, CollOp op,
                                           Algorithm a, Protocol pr, double size) const {
@@ -176,19 +218,19 @@ CollectiveCost CollectiveModel::Impl::one(const GroupInfo& g, const GroupLoad& l
   return c;
 }
 
-std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, double size,
-                                                         const CollectiveOptions& o,
-                                                         bool fast) const {
+CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp op, double size,
+                                                            const CollectiveOptions& o,
+                                                            bool fast) const {
   if (!(size >= 0) || !std::isfinite(size)) throw InputError("collective: size must be ≥ 0 bytes");
-  std::vector<CollectiveCost> best;
+  Choice best;
   double best_time = std::numeric_limits<double>::infinity();
   std::string why_not;
   for (Algorithm a : kAlgos) {
     if (o.algorithm != Algorithm::Auto && a != o.algorithm) continue;
     if (a == Algorithm::Direct) continue;  // priced by all_to_all / send_recv
     std::string why;
-    for (const GroupInfo& g : p.groups)
-      if (why.empty()) why = comm::algorithm_unavailable(a, op, g, o, tuning);
+    for (int g : p.info_reps)
+      if (why.empty()) why = comm::algorithm_unavailable(a, op, p.groups[g], o, tuning);
     if (!why.empty()) {
       why_not = why;
       continue;
@@ -196,30 +238,44 @@ std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, 
     for (Protocol pr : kProtos) {
       if (o.protocol != Protocol::Auto && pr != o.protocol) continue;
       bool ok = true;
-      for (const GroupInfo& g : p.groups) ok = ok && comm::protocol_enabled(a, pr, g);
+      for (int g : p.info_reps) ok = ok && comm::protocol_enabled(a, pr, p.groups[g]);
       if (!ok) {
         why_not = std::string(to_string(pr)) + " is not enabled for " + std::string(to_string(a)) +
                   " on this group (NCCL's rules)";
         continue;
       }
       const auto& l = loads(p, a, op, o.root, fast);
-      std::vector<CollectiveCost> costs;
-      double worst = 0;
-      for (std::size_t i = 0; i < p.groups.size(); ++i) {
-        costs.push_back(one(p.groups[i], l[i], op, a, pr, size));
-        worst = std::max(worst, costs.back().time_us);
+      // Every member of a class has the same inputs, hence the same cost as its first member;
+      // reps are in group order, so the first maximum is the first slowest group overall.
+      Choice c{a, pr, -1, {}};
+      for (int g : reps(p, a, op, o.root, fast)) {
+        CollectiveCost x = one(p.groups[g], l[g], op, a, pr, size);
+        if (c.slowest < 0 || x.time_us > c.slowest_cost.time_us) c.slowest = g, c.slowest_cost = x;
       }
-      if (worst < best_time) best_time = worst, best = std::move(costs);
+      const double worst = std::max(0.0, c.slowest_cost.time_us);
+      if (worst < best_time) best_time = worst, best = std::move(c);
     }
   }
-  if (best.empty())
+  if (best.slowest < 0)
     throw InputError("--algo/--proto", "",
                      "cannot run " + std::string(to_string(op)) + ": " + why_not);
   return best;
 }
 
+std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, double size,
+                                                         const CollectiveOptions& o,
+                                                         bool fast) const {
+  const Choice c = choose(p, op, size, o, fast);
+  const auto& l = p.loads.at(c.algorithm);
+  std::vector<CollectiveCost> out;
+  out.reserve(p.groups.size());
+  for (std::size_t g = 0; g < p.groups.size(); ++g)
+    out.push_back(one(p.groups[g], l[g], op, c.algorithm, c.protocol, size));
+  return out;
+}
+
 CollectiveModel::CollectiveModel(const Router& router, const NcclTuning& tuning)
-    : impl_(std::make_unique<Impl>(Impl{router, tuning, {}})) {}
+    : impl_(std::make_unique<Impl>(Impl{router, tuning, {}, {}, -1})) {}
 CollectiveModel::~CollectiveModel() = default;
 CollectiveModel::CollectiveModel(CollectiveModel&&) noexcept = default;
 CollectiveModel& CollectiveModel::operator=(CollectiveModel&&) noexcept = default;
@@ -235,44 +291,26 @@ CollectiveCost CollectiveModel::cost(CollOp op, const std::vector<int>& gpus, do
   return cost_concurrent(op, {gpus}, size_bytes, options).front();
 }
 
+// Uniform all-to-all: S/n to every peer (S = a rank's send buffer); send/recv: S from the first
+// rank to the second.
+void CollectiveModel::Impl::add_uniform_direct(Pattern& p, CollOp op) const {
+  if (p.loads.count(Algorithm::Direct)) return;
+  std::vector<TrafficMatrix> unit;
+  for (const GroupInfo& g : p.groups) unit.push_back(unit_matrix(op, g.gpus.size()));
+  add_direct(p, unit);
+}
+
 std::vector<CollectiveCost> CollectiveModel::cost_concurrent(
     CollOp op, const std::vector<std::vector<int>>& groups, double size_bytes,
     const CollectiveOptions& options) const {
-  if (groups.empty()) throw InputError("collective: no groups given");
-  if (op == CollOp::AllToAll || op == CollOp::SendRecv) {
-    // Uniform all-to-all: S/n to every peer (S = a rank's send buffer); send/recv: S from the
-    // first rank to the second. Loads are cached like the other patterns.
-    auto [it, fresh] = impl_->cache.try_emplace(Impl::key(op, 0, groups));
-    if (fresh) {
-      std::vector<TrafficMatrix> unit;
-      for (const auto& g : groups) unit.push_back(unit_matrix(op, g.size()));
-      it->second = impl_->make_pattern(groups);
-      it->second.loads.emplace(Algorithm::Direct, impl_->direct_loads(it->second, unit));
-    }
-    std::vector<CollectiveCost> out;
-    for (std::size_t i = 0; i < groups.size(); ++i) {
-      const double peer =
-          op == CollOp::SendRecv ? size_bytes : size_bytes / static_cast<double>(groups[i].size());
-      out.push_back(impl_->p2p(it->second.groups[i], it->second.loads.at(Algorithm::Direct)[i], op,
-                               size_bytes, peer, options));
-    }
-    return out;
-  }
-  if (options.root < 0 || std::any_of(groups.begin(), groups.end(), [&](const auto& g) {
-        return options.root >= static_cast<int>(g.size());
-      }))
-    throw InputError("--root", "", "root rank is outside the group");
-  const int root = (op == CollOp::Broadcast || op == CollOp::Reduce) ? options.root : 0;
-  auto [it, fresh] = impl_->cache.try_emplace(Impl::key(op, root, groups));
-  if (fresh) it->second = impl_->make_pattern(groups);
-  return impl_->price(it->second, op, size_bytes, options, true);
+  return prepare(op, groups, options).each(size_bytes);
 }
 
 CollectiveCost CollectiveModel::cost_uncached(CollOp op, const std::vector<int>& gpus,
                                               double size_bytes,
                                               const CollectiveOptions& options) const {
   if (op == CollOp::AllToAll || op == CollOp::SendRecv) return cost(op, gpus, size_bytes, options);
-  Pattern p = impl_->make_pattern({gpus});
+  Impl::Pattern p = impl_->make_pattern({gpus});
   return impl_->price(p, op, size_bytes, options, false).front();
 }
 
@@ -280,10 +318,7 @@ CollectiveCost CollectiveModel::cost_uncached(CollOp op, const std::vector<int>&
 
 namespace topoplan {
 
-namespace {
-// nccl-tests alltoallv size of a traffic matrix: the largest per-rank send or receive volume;
-// also the largest single peer transfer (for the p2p protocol choice).
-std::pair<double, double> alltoallv_size(const TrafficMatrix& bytes, std::size_t ranks) {
+std::pair<double, double> comm::alltoallv_size(const TrafficMatrix& bytes, std::size_t ranks) {
   if (bytes.size() != ranks ||
       std::any_of(bytes.begin(), bytes.end(), [&](const auto& r) { return r.size() != ranks; }))
     throw InputError("all-to-all: the traffic matrix must be ranks × ranks");
@@ -302,7 +337,6 @@ std::pair<double, double> alltoallv_size(const TrafficMatrix& bytes, std::size_t
   for (double r : recv) size = std::max(size, r);
   return {size, peer_max};
 }
-}  // namespace
 
 CollectiveCost CollectiveModel::all_to_all(const std::vector<int>& gpus, const TrafficMatrix& bytes,
                                            const CollectiveOptions& options) const {
@@ -314,11 +348,11 @@ std::vector<CollectiveCost> CollectiveModel::all_to_all_concurrent(
     const CollectiveOptions& options) const {
   if (groups.empty() || groups.size() != bytes.size())
     throw InputError("all-to-all: give one traffic matrix per group");
-  Pattern p = impl_->make_pattern(groups);
+  Impl::Pattern p = impl_->make_pattern(groups);
   std::vector<std::pair<double, double>> sizes;
   std::vector<TrafficMatrix> w = bytes;  // weights per byte of each group's size
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    sizes.push_back(alltoallv_size(bytes[g], groups[g].size()));
+    sizes.push_back(comm::alltoallv_size(bytes[g], groups[g].size()));
     for (auto& r : w[g])
       for (double& x : r) x = sizes[g].first > 0 ? x / sizes[g].first : 0;
   }

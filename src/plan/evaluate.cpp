@@ -38,8 +38,7 @@ std::vector<double> serve_batches(const Strategy& s, double max_batch) {
 std::string Planner::Impl::infeasible_reason(const Strategy& s, PlacementOrder order,
                                              const MemoryPerGpu& mem) const {
   if (req.max_tp_class && s.tp > 1) {
-    const Placement& pl = placer.place(s, order);
-    GroupSummary g = summarize_group(*router, "tp", pl.tp_groups, false);
+    GroupSummary g = summarize_group(*router, "tp", groups(s, order).tp_groups, false);
     if (g.worst_class > *req.max_tp_class)
       return "TP group uses path class " + std::string(to_string(g.worst_class)) +
              ", worse than --max-tp-class " + std::string(to_string(*req.max_tp_class));

@@ -92,11 +92,11 @@ void validate_strategy(const Router& router, const Strategy& s) {
                          router.topology().name + "' has " + std::to_string(available));
 }
 
-namespace {
 // EP groups follow SGLang/vLLM: expert_tp = tp/ep consecutive TP ranks share one expert shard set,
 // and the EP group is the strided set of TP ranks with the same expert-TP rank.
-void add_ep_groups(Placement& p) {
-  const int ep = p.strategy.ep, etp = p.strategy.tp / p.strategy.ep;
+void add_ep_groups(const Strategy& s, PlacementGroups& p) {
+  p.ep_groups.clear();
+  const int ep = s.ep, etp = s.tp / s.ep;
   for (const auto& tp_group : p.tp_groups)
     for (int j = 0; j < etp; ++j) {
       std::vector<int> g;
@@ -104,7 +104,41 @@ void add_ep_groups(Placement& p) {
       p.ep_groups.push_back(std::move(g));
     }
 }
-}  // namespace
+
+PlacementGroups groups_of(const Strategy& s, PlacementOrder order,
+                          const std::vector<int>& device_of_rank) {
+  // grid[(dp·pp + pp_rank)·tp + tp_rank] = device
+  std::vector<int> grid(static_cast<std::size_t>(s.gpus()), -1);
+  for (int r = 0; r < s.gpus(); ++r) {
+    const Coords c = coords_of(s, order, r);
+    grid[static_cast<std::size_t>((c.dp * s.pp + c.pp) * s.tp + c.tp)] =
+        device_of_rank[static_cast<std::size_t>(r)];
+  }
+  auto at = [&](int t, int q, int d) {
+    return grid[static_cast<std::size_t>((d * s.pp + q) * s.tp + t)];
+  };
+  PlacementGroups p;
+  for (int d = 0; d < s.dp; ++d)
+    for (int q = 0; q < s.pp; ++q) {
+      std::vector<int> g;
+      for (int t = 0; t < s.tp; ++t) g.push_back(at(t, q, d));
+      p.tp_groups.push_back(std::move(g));
+    }
+  add_ep_groups(s, p);
+  for (int d = 0; d < s.dp; ++d)
+    for (int t = 0; t < s.tp; ++t) {
+      std::vector<int> g;
+      for (int q = 0; q < s.pp; ++q) g.push_back(at(t, q, d));
+      p.pp_chains.push_back(std::move(g));
+    }
+  for (int q = 0; q < s.pp; ++q)
+    for (int t = 0; t < s.tp; ++t) {
+      std::vector<int> g;
+      for (int d = 0; d < s.dp; ++d) g.push_back(at(t, q, d));
+      p.dp_groups.push_back(std::move(g));
+    }
+  return p;
+}
 
 Placement assemble(const Router& router, const Strategy& s, PlacementOrder order,
                    const std::vector<int>& device_of_rank) {
@@ -112,8 +146,6 @@ Placement assemble(const Router& router, const Strategy& s, PlacementOrder order
   Placement p;
   p.strategy = s;
   p.order = order;
-  // grid[(dp·pp + pp_rank)·tp + tp_rank] = device
-  std::vector<int> grid(static_cast<std::size_t>(s.gpus()), -1);
   for (int r = 0; r < s.gpus(); ++r) {
     const int dev = device_of_rank[static_cast<std::size_t>(r)];
     const Device& d = topo.device(dev);
@@ -130,30 +162,12 @@ Placement assemble(const Router& router, const Strategy& s, PlacementOrder order
     rp.pp_rank = c.pp;
     rp.dp_rank = c.dp;
     p.ranks.push_back(std::move(rp));
-    grid[static_cast<std::size_t>((c.dp * s.pp + c.pp) * s.tp + c.tp)] = dev;
   }
-  auto at = [&](int t, int q, int d) {
-    return grid[static_cast<std::size_t>((d * s.pp + q) * s.tp + t)];
-  };
-  for (int d = 0; d < s.dp; ++d)
-    for (int q = 0; q < s.pp; ++q) {
-      std::vector<int> g;
-      for (int t = 0; t < s.tp; ++t) g.push_back(at(t, q, d));
-      p.tp_groups.push_back(std::move(g));
-    }
-  add_ep_groups(p);
-  for (int d = 0; d < s.dp; ++d)
-    for (int t = 0; t < s.tp; ++t) {
-      std::vector<int> g;
-      for (int q = 0; q < s.pp; ++q) g.push_back(at(t, q, d));
-      p.pp_chains.push_back(std::move(g));
-    }
-  for (int q = 0; q < s.pp; ++q)
-    for (int t = 0; t < s.tp; ++t) {
-      std::vector<int> g;
-      for (int d = 0; d < s.dp; ++d) g.push_back(at(t, q, d));
-      p.dp_groups.push_back(std::move(g));
-    }
+  PlacementGroups g = groups_of(s, order, device_of_rank);
+  p.tp_groups = std::move(g.tp_groups);
+  p.ep_groups = std::move(g.ep_groups);
+  p.pp_chains = std::move(g.pp_chains);
+  p.dp_groups = std::move(g.dp_groups);
   return p;
 }
 
@@ -204,6 +218,17 @@ const Placement& Placer::place(const Strategy& s, PlacementOrder order) const {
     p = std::make_unique<Placement>(topoplan::place(*impl_->router, s, order));
   }
   return *impl_->cache.emplace(key, std::move(p)).first->second;
+}
+
+PlacementGroups Placer::groups(const Strategy& s, PlacementOrder order) const {
+  if (order == PlacementOrder::Optimized) {
+    const Placement& p = place(s, order);
+    return PlacementGroups{p.tp_groups, p.ep_groups, p.pp_chains, p.dp_groups};
+  }
+  placement_detail::validate_strategy(*impl_->router, s);
+  const auto& gpus = impl_->router->topology().gpus();
+  return placement_detail::groups_of(s, order,
+                                     std::vector<int>(gpus.begin(), gpus.begin() + s.gpus()));
 }
 
 }  // namespace topoplan

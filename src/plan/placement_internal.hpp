@@ -17,6 +17,13 @@ Coords coords_of(const Strategy& s, PlacementOrder order, int rank);
 // Throws InputError for dimensions < 1, ep not dividing tp, or more GPUs than the topology has.
 void validate_strategy(const Router& router, const Strategy& s);
 
+// Replaces p.ep_groups by the EP groups of `s` cut from p.tp_groups.
+void add_ep_groups(const Strategy& s, PlacementGroups& p);
+
+// The groups alone (no per-rank records) from the device of every rank.
+PlacementGroups groups_of(const Strategy& s, PlacementOrder order,
+                          const std::vector<int>& device_of_rank);
+
 // Builds ranks and groups from the device of every rank (device_of_rank.size() == s.gpus()).
 Placement assemble(const Router& router, const Strategy& s, PlacementOrder order,
                    const std::vector<int>& device_of_rank);

@@ -28,7 +28,7 @@ struct BatchPoint {
 };
 
 struct Planner::Impl {
-  Impl(const ModelSpec& m, const Router& r, PlanRequest q);
+  Impl(const ModelSpec& m, const Router& r, PlanRequest q, SearchOptions o = {});
 
   ModelSpec model;
   const Router* router;
@@ -41,6 +41,20 @@ struct Planner::Impl {
   std::vector<std::string> precision_notes;  // formats the GPU runs weight-only (perf.hpp)
   mutable std::map<KernelKey, TimeBreakdown> kernel_cache;
   mutable std::map<CommKey, double> comm_cache;
+  SearchOptions search;
+  // The strategy whose groups and prepared collectives are held: one at a time, so memory stays
+  // O(GPUs) however many strategies a search visits (docs/cluster-scale.md).
+  mutable std::tuple<int, int, int, int> held_key{0, 0, 0, -1};  // tp, pp, dp, order
+  mutable int held_ep = 0;
+  mutable PlacementGroups held_groups;
+  mutable std::map<int, PreparedCollective> held_prepared;  // by op code
+  mutable std::map<std::pair<int, std::vector<int>>, PreparedCollective> ep_prepared;
+  const PlacementGroups& groups(const Strategy& s, PlacementOrder order) const;
+  // The strategy's groups of collective `code` (a CollOp, kOpAllToAll or kOpAllToAllNormal),
+  // prepared once and priced per size on one group per class.
+  const PreparedCollective& prepared(int code, const Strategy& s, PlacementOrder order) const;
+  // The general engine on every group of the full placement (SearchOptions::reference_engine).
+  double reference_us(int code, const Strategy& s, PlacementOrder order, double bytes) const;
 
   Shard shard(const Strategy& s) const;
   // Kernel time of one layer of type t (what: 0 dense, 1 MoE, 2 head of the first stage,
@@ -51,6 +65,8 @@ struct Planner::Impl {
   // Communication of one layer of type t for `tokens` tokens of one replica micro-batch.
   TimeBreakdown layer_comm_time(LayerType t, const Strategy& s, PlacementOrder order, double tokens,
                                 Phase phase) const;
+  // collective_us by cache code (CollOp, kOpAllToAll, kOpAllToAllNormal).
+  double collective_code_us(int code, const Strategy& s, PlacementOrder order, double bytes) const;
   // MoE dispatch or combine of DeepEP's normal (prefill) kernels; bytes = tokens × one copy.
   double ep_normal_alltoall_us(const Strategy& s, PlacementOrder order, double bytes) const;
   // One micro-batch through the slowest pipeline stage (kernels + per-layer communication).
@@ -71,7 +87,19 @@ struct Planner::Impl {
   // (`mem` = Planner::memory(s), computed once by the caller).
   std::string infeasible_reason(const Strategy& s, PlacementOrder order,
                                 const MemoryPerGpu& mem) const;
+
+  // Every strategy evaluated (search.cpp), in the order given, on `threads` threads.
+  struct Evaluated {
+    PlanResult result;
+    std::vector<BatchPoint> points;
+  };
+  int thread_count(std::size_t strategies) const;
+  std::vector<Evaluated> evaluate_all(const Planner& p, const std::vector<Strategy>& strategies,
+                                      int threads) const;
 };
+
+constexpr int kOpAllToAll = 100;  // cache key of the MoE dispatch/combine (not a CollOp group op)
+constexpr int kOpAllToAllNormal = 101;  // the same with DeepEP normal-mode deduplication
 
 // Planner::max_batch from `mem` = Planner::memory(s), for callers that already have it.
 double max_batch_for(const MemoryPerGpu& mem, const Strategy& s, double max_sequence);

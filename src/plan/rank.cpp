@@ -2,6 +2,7 @@
 // all (strategy, batch) points, the best plan's placement, a bad placement for contrast and the
 // sentence on why the best plan beats the runner-up.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -133,7 +134,10 @@ void explain_limits(PlanOutput& out, const PlanRequest& r) {
 }  // namespace
 
 Planner::Planner(const ModelSpec& model, const Router& router, PlanRequest request)
-    : impl_(std::make_unique<Impl>(model, router, std::move(request))) {
+    : Planner(model, router, std::move(request), SearchOptions{}) {}
+Planner::Planner(const ModelSpec& model, const Router& router, PlanRequest request,
+                 SearchOptions search)
+    : impl_(std::make_unique<Impl>(model, router, std::move(request), std::move(search))) {
   impl_->req.validate(impl_->model);
 }
 Planner::~Planner() = default;
@@ -160,14 +164,17 @@ PlanOutput Planner::run() const {
                      "no strategy of " + std::to_string(x.gpus) +
                          " GPUs matches the pins (tp x pp x dp must equal the GPU count, ep "
                          "must divide tp)");
-  for (const Strategy& s : strategies) {
-    std::vector<BatchPoint> pts;
-    out.plans.push_back(x.evaluate(*this, s, 0, x.req.order, &pts));
-    const bool limited = x.req.tpot_max_ms > 0 || x.req.ttft_max_ms > 0;
-    for (const BatchPoint& p : pts)
+  out.threads = x.thread_count(strategies.size());
+  const bool limited = x.req.tpot_max_ms > 0 || x.req.ttft_max_ms > 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (Impl::Evaluated& e : x.evaluate_all(*this, strategies, out.threads)) {
+    for (const BatchPoint& p : e.points)
       if (!limited || p.meets_limits)
-        all.push_back({s, p.batch, p.tpot_ms, p.tokens_per_s_per_gpu, p.tokens_per_s_per_user});
+        all.push_back({e.result.strategy, p.batch, p.tpot_ms, p.tokens_per_s_per_gpu,
+                       p.tokens_per_s_per_user});
+    out.plans.push_back(std::move(e.result));
   }
+  out.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   out.strategies_evaluated = static_cast<int>(out.plans.size());
   std::stable_sort(
       out.plans.begin(), out.plans.end(),
@@ -205,6 +212,15 @@ PlanOutput Planner::run() const {
 
 PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest& request) {
   return Planner(model, router, request).run();
+}
+
+PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest& request,
+                const SearchOptions& search) {
+  return Planner(model, router, request, search).run();
+}
+
+double PlanOutput::evaluations_per_s_per_core() const {
+  return search_seconds > 0 ? strategies_evaluated / (search_seconds * std::max(1, threads)) : 0;
 }
 
 }  // namespace topoplan

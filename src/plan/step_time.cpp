@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "plan/moe_traffic.hpp"
+#include "plan/placement_internal.hpp"
 #include "plan/planner_impl.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
@@ -14,8 +15,6 @@ namespace topoplan {
 namespace {
 
 enum KernelSet { kDense = 0, kMoe = 1, kHeadFirst = 2, kHeadLast = 3, kDraft = 4 };
-constexpr int kOpAllToAll = 100;  // cache key of the MoE dispatch/combine (not a CollOp group op)
-constexpr int kOpAllToAllNormal = 101;  // the same with DeepEP normal-mode deduplication
 
 const GpuSpec& first_gpu(const Router& r, int gpus) {
   const Topology& t = r.topology();
@@ -58,7 +57,7 @@ TimeBreakdown kernel_breakdown(const ComputeModel& cm, const std::vector<KernelC
   return b;
 }
 
-Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q)
+Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q, SearchOptions o)
     : model(m),
       router(&r),
       req(std::move(q)),
@@ -66,7 +65,8 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q)
       gpu(first_gpu(r, gpus)),
       cm(ComputeModel::for_gpu(gpu)),
       comm(r, req.comm_tuning ? *req.comm_tuning : NcclTuning::builtin()),
-      placer(r) {
+      placer(r),
+      search(std::move(o)) {
   precision_notes = fit_formats_to_gpu(model, gpu);
 }
 
@@ -101,53 +101,119 @@ TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload
   return b;
 }
 
-double Planner::Impl::ep_normal_alltoall_us(const Strategy& s, PlacementOrder order,
-                                            double bytes) const {
-  if (bytes <= 0) return 0;
-  CommKey key{kOpAllToAllNormal,       s.tp, s.pp, s.dp, s.ep, s.attention_dp,
-              static_cast<int>(order), bytes};
-  auto it = comm_cache.find(key);
-  if (it != comm_cache.end()) return it->second;
+const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder order) const {
+  // TP groups and pipeline chains depend on (tp, pp, dp, order) only; the ep and attention-DP
+  // variants enumerated next to each other share them and their prepared sets.
+  // (Optimized chooses its GPUs with the EP groups in its proxy: there ep changes everything.)
+  const std::tuple<int, int, int, int> key{s.tp, s.pp, s.dp, static_cast<int>(order)};
+  if (key != held_key || (s.ep != held_ep && order == PlacementOrder::Optimized)) {
+    held_groups = placer.groups(s, order);
+    held_prepared.clear();
+    held_key = key;
+    held_ep = s.ep;
+  } else if (s.ep != held_ep) {
+    placement_detail::add_ep_groups(s, held_groups);
+    held_prepared.erase(kOpAllToAll);
+    held_prepared.erase(kOpAllToAllNormal);
+    held_ep = s.ep;
+  }
+  return held_groups;
+}
+
+namespace {
+// The stage boundaries of every pipeline chain: each is its own send/recv (chains' sends are
+// not concurrent in the step model).
+std::vector<std::vector<int>> boundaries(const PlacementGroups& g) {
+  std::vector<std::vector<int>> out;
+  for (const auto& chain : g.pp_chains)
+    for (std::size_t i = 0; i + 1 < chain.size(); ++i) out.push_back({chain[i], chain[i + 1]});
+  return out;
+}
+}  // namespace
+
+const PreparedCollective& Planner::Impl::prepared(int code, const Strategy& s,
+                                                  PlacementOrder order) const {
+  const PlacementGroups& g = groups(s, order);
+  auto it = held_prepared.find(code);
+  if (it != held_prepared.end()) return it->second;
+  PreparedCollective p;
+  if (code == kOpAllToAll || code == kOpAllToAllNormal) {
+    // The first EP group: EP groups are alike on a symmetric placement (docs/planner.md). Kept
+    // across strategies: many share their first EP group (same tp, ep).
+    for (const auto& e : g.ep_groups) {
+      if (e.size() < 2) continue;
+      auto [at, fresh] = ep_prepared.try_emplace({code, e});
+      if (fresh) {
+        // Both matrices are linear in a copy's bytes: prepared for one byte, priced at `bytes`.
+        TrafficMatrix unit = code == kOpAllToAll
+                                 ? moe_dispatch_matrix(static_cast<int>(e.size()), 1.0,
+                                                       1.0 / model.moe.top_k, model.moe.top_k)
+                                 : deepep_normal_matrix(router->topology(), e, 1.0, 1.0,
+                                                        model.moe.num_experts, model.moe.top_k);
+        at->second = comm.prepare_all_to_all({e}, {unit});
+      }
+      p = at->second;
+      break;
+    }
+  } else if (code == static_cast<int>(CollOp::SendRecv)) {
+    std::vector<std::vector<int>> pairs = boundaries(g);
+    if (!pairs.empty()) p = comm.prepare_independent(CollOp::SendRecv, pairs);
+  } else {
+    p = comm.prepare(static_cast<CollOp>(code), g.tp_groups);
+  }
+  return held_prepared.emplace(code, std::move(p)).first->second;
+}
+
+double Planner::Impl::reference_us(int code, const Strategy& s, PlacementOrder order,
+                                   double bytes) const {
   const Placement& pl = placer.place(s, order);
   double us = 0;
-  for (const auto& g : pl.ep_groups) {
-    if (g.size() < 2) continue;
-    // `bytes` = tokens × one copy's bytes; the matrix is linear in it, so one token of `bytes`.
-    TrafficMatrix tm = deepep_normal_matrix(router->topology(), g, 1.0, bytes,
-                                            model.moe.num_experts, model.moe.top_k);
-    us = comm.all_to_all(g, tm).time_us;
-    break;  // EP groups are alike on a symmetric placement (as in collective_us)
+  if (code == kOpAllToAll || code == kOpAllToAllNormal) {
+    for (const auto& g : pl.ep_groups) {
+      if (g.size() < 2) continue;
+      TrafficMatrix tm = code == kOpAllToAll
+                             ? moe_dispatch_matrix(static_cast<int>(g.size()), 1.0,
+                                                   bytes / model.moe.top_k, model.moe.top_k)
+                             : deepep_normal_matrix(router->topology(), g, 1.0, bytes,
+                                                    model.moe.num_experts, model.moe.top_k);
+      us = comm.all_to_all(g, tm).time_us;
+      break;
+    }
+  } else if (code == static_cast<int>(CollOp::SendRecv)) {
+    for (const auto& chain : pl.pp_chains)
+      for (std::size_t i = 0; i + 1 < chain.size(); ++i)
+        us = std::max(us, comm.send_recv(chain[i], chain[i + 1], bytes).time_us);
+  } else {
+    for (const CollectiveCost& c :
+         comm.cost_concurrent(static_cast<CollOp>(code), pl.tp_groups, bytes))
+      us = std::max(us, c.time_us);
   }
-  comm_cache.emplace(key, us);
   return us;
+}
+
+double Planner::Impl::ep_normal_alltoall_us(const Strategy& s, PlacementOrder order,
+                                            double bytes) const {
+  return collective_code_us(kOpAllToAllNormal, s, order, bytes);
 }
 
 double Planner::Impl::collective_us(CollOp op, const Strategy& s, PlacementOrder order,
                                     double bytes) const {
+  if (op != CollOp::AllToAll && op != CollOp::SendRecv && s.tp < 2) return 0;
+  return collective_code_us(op == CollOp::AllToAll ? kOpAllToAll : static_cast<int>(op), s, order,
+                            bytes);
+}
+
+double Planner::Impl::collective_code_us(int code, const Strategy& s, PlacementOrder order,
+                                         double bytes) const {
   if (bytes <= 0) return 0;
-  int code = op == CollOp::AllToAll ? kOpAllToAll : static_cast<int>(op);
   CommKey key{code, s.tp, s.pp, s.dp, s.ep, s.attention_dp, static_cast<int>(order), bytes};
   auto it = comm_cache.find(key);
   if (it != comm_cache.end()) return it->second;
-  const Placement& pl = placer.place(s, order);
   double us = 0;
-  if (op == CollOp::AllToAll) {
-    // `bytes`: what one EP rank sends for its tokens' top-k copies, before dropping the share
-    // that stays local; moe_dispatch_matrix spreads it uniformly over the ranks.
-    for (const auto& g : pl.ep_groups) {
-      if (g.size() < 2) continue;
-      TrafficMatrix tm = moe_dispatch_matrix(static_cast<int>(g.size()), 1.0,
-                                             bytes / model.moe.top_k, model.moe.top_k);
-      us = std::max(us, comm.all_to_all(g, tm).time_us);
-      break;  // EP groups are alike on a symmetric placement; one is priced (docs/planner.md)
-    }
-  } else if (op == CollOp::SendRecv) {
-    for (const auto& chain : pl.pp_chains)
-      for (std::size_t i = 0; i + 1 < chain.size(); ++i)
-        us = std::max(us, comm.send_recv(chain[i], chain[i + 1], bytes).time_us);
-  } else if (s.tp > 1) {
-    for (const CollectiveCost& c : comm.cost_concurrent(op, pl.tp_groups, bytes))
-      us = std::max(us, c.time_us);
+  if (search.reference_engine) {
+    us = reference_us(code, s, order, bytes);
+  } else if (const PreparedCollective& p = prepared(code, s, order); p.groups() > 0) {
+    us = p.slowest(bytes).time_us;
   }
   comm_cache.emplace(key, us);
   return us;

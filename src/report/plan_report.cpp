@@ -147,6 +147,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
     for (const RankPlacement& r : out.placement->ranks) used.push_back(r.device_id);
   j["gpus_used"] = std::move(used);
   j["precision_notes"] = out.precision_notes;
+  j["evaluations_per_s_per_core"] = out.evaluations_per_s_per_core();
   ordered_json plans = ordered_json::array();
   for (const PlanResult& p : out.plans) plans.push_back(plan_json(p));
   j["plans"] = std::move(plans);
@@ -318,13 +319,24 @@ void print_pareto(std::ostream& os, const PlanOutput& o) {
   t.print(os, "  ");
 }
 
+// The search's size and speed, the figure planners are compared by (varies run to run).
+void print_footer(std::ostream& os, const PlanOutput& o) {
+  os << "\nSearch: " << o.strategies_evaluated << " strategies evaluated in "
+     << fmt("%.2f", o.search_seconds) << " s on " << o.threads << " thread"
+     << (o.threads == 1 ? "" : "s") << ", " << fmt("%.0f", o.evaluations_per_s_per_core())
+     << " evaluations/s per core\n";
+}
+
 }  // namespace
 
 void print_plan(std::ostream& os, const PlanOutput& o) {
   if (!o.status_message.empty()) os << o.status_message << "\n\n";
   print_header(os, o);
   print_ranking(os, o);
-  if (o.plans.empty() || !o.plans.front().fits) return;
+  if (o.plans.empty() || !o.plans.front().fits) {
+    print_footer(os, o);
+    return;
+  }
   const PlanResult& best = o.plans.front();
   os << "\nBest: " << to_string(best.strategy) << " at batch " << batch_text(best.batch) << "\n";
   if (o.gpus < o.topology_gpus && o.placement) print_gpus_used(os, o);
@@ -340,6 +352,7 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   if (!o.explanation.empty()) os << "Why: " << o.explanation << "\n";
   if (!o.objective_note.empty()) os << o.objective_note << "\n";
   if (o.request.mode == PlanMode::Serve) print_pareto(os, o);
+  print_footer(os, o);
 }
 
 }  // namespace topoplan::report

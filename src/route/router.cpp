@@ -162,6 +162,23 @@ int Router::nic_of_gpu(int gpu) const {
   return impl_->nic_of_gpu(gpu);
 }
 
+bool Router::servers_alike() const {
+  const auto& s = impl_->servers;
+  int first = -1;
+  for (int d : impl_->topo.gpus()) {
+    const int g = s.group(d);
+    if (g < 0) return false;
+    const int t = s.template_of(g);
+    if (first < 0) first = t;
+    if (t != first) return false;
+  }
+  return true;
+}
+
+int Router::server_slot(int device) const {
+  return impl_->servers.group(device) < 0 ? -1 : impl_->servers.slot(device);
+}
+
 double Router::nvlink_domain_GBps(int gpu) const {
   double sum = 0;
   for (const Adjacent& a : impl_->topo.neighbours(gpu))

@@ -2,6 +2,7 @@
 # that `plan PLAN_ARGS --json` on the imported file prints exactly what it prints on the built-in
 # BUILTIN, once the name "imported" is replaced by BUILTIN ("same plan JSON modulo names").
 # One folder per test: ctest -j runs these scripts at the same time.
+include(${CMAKE_CURRENT_LIST_DIR}/mask_timing.cmake)
 set(workdir ${CMAKE_CURRENT_BINARY_DIR}/cli_import_tmp/${NAME})
 file(MAKE_DIRECTORY ${workdir})
 execute_process(COMMAND ${BIN} topo import ${FORMAT} - -o ${workdir}/imported.json --name imported
@@ -17,6 +18,8 @@ execute_process(COMMAND ${BIN} plan ${PLAN_ARGS} --topology ${BUILTIN} --json
 if(NOT rc1 EQUAL 0 OR NOT rc2 EQUAL 0)
   message(FATAL_ERROR "plan failed: ${rc1} ${err1} / ${rc2} ${err2}")
 endif()
+mask_timing(imported)
+mask_timing(builtin)
 string(REPLACE "\"imported\"" "\"${BUILTIN}\"" imported "${imported}")
 if(NOT imported STREQUAL builtin)
   file(WRITE ${workdir}/imported_plan.json "${imported}")

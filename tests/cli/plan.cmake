@@ -63,3 +63,12 @@ topoplan_cli_test(plan_json_nulls_when_nothing_fits
 topoplan_cli_test(plan_one_strategy_singular
                   ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 8 --mode decode
                   EXPECT_STDOUT "\n1 strategy evaluated")
+# The same golden on 2 threads (the search's output does not depend on the thread count) and
+# without the progress bar; a thread count below 1 is refused.
+topoplan_cli_test(plan_llama_3_8b_h100_json_2_threads
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 4 --pp 1 --batch 16
+                       --prompt 512 --output 256 --json --threads 2 --quiet
+                  GOLDEN plan_llama_3_8b_h100.json)
+topoplan_cli_test(plan_search_footer ARGS plan --threads 2
+                  EXPECT_STDOUT "Search: 36 strategies evaluated in [0-9.]+ s on 2 threads")
+topoplan_cli_test(plan_bad_threads ARGS plan --threads 0 EXIT 2 EXPECT_STDERR "--threads")

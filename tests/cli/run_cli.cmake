@@ -1,3 +1,4 @@
+include(${CMAKE_CURRENT_LIST_DIR}/mask_timing.cmake)
 # Script mode: runs BIN with ARGS (a ;-list) from a temporary directory (so embedded data, not the
 # source tree, is used) and checks exit code, stderr/stdout patterns and an optional golden file.
 set(workdir ${CMAKE_CURRENT_BINARY_DIR}/cli_run_tmp)
@@ -14,6 +15,7 @@ if(EXPECT_STDOUT AND NOT out MATCHES "${EXPECT_STDOUT}")
   message(FATAL_ERROR "stdout does not match '${EXPECT_STDOUT}':\n${out}")
 endif()
 if(GOLDEN)
+  mask_timing(out)
   set(golden_file ${GOLDEN_DIR}/${GOLDEN})
   if(DEFINED ENV{UPDATE_GOLDEN})
     file(WRITE ${golden_file} "${out}")

@@ -1,0 +1,120 @@
+// Private state of CollectiveModel shared by model.cpp (pricing) and prepared.cpp (prepared sets
+// and their classes of identical groups).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "comm/loads.hpp"
+#include "comm/pattern.hpp"
+#include "topoplan/collective.hpp"
+
+namespace topoplan::comm {
+
+// One cached evaluation: the groups' shapes and, per algorithm, their link loads (all groups
+// together, or each alone when `independent`), plus the classes of groups that price alike.
+struct PreparedPattern {
+  std::vector<GroupInfo> groups;
+  bool independent = false;
+  // Groups of identical shape (every scalar field of GroupInfo, which is all that the NCCL rules
+  // and the latency/bandwidth model read): info_class[g] indexes info_reps, the first of each.
+  std::vector<int> info_class, info_reps;
+  std::map<Algorithm, std::vector<GroupLoad>> loads;
+  // Per algorithm, the first group of each class of equal shape and equal load (per-byte time
+  // on its bottleneck, inter-server latency): the groups a size is priced on.
+  std::map<Algorithm, std::vector<int>> reps;
+  // Direct (p2p) sets: a group's size and largest peer transfer per byte of the priced size.
+  std::vector<double> size_factor, peer_factor;
+};
+
+// nccl-tests alltoallv size of a traffic matrix: the largest per-rank send or receive volume;
+// also the largest single peer transfer (for the p2p protocol choice). Throws InputError when
+// the matrix is not ranks × ranks or holds a negative, infinite or NaN entry.
+std::pair<double, double> alltoallv_size(const TrafficMatrix& bytes, std::size_t ranks);
+
+// First group of each class: classes[g] is any key that is equal exactly when two groups price
+// alike; returns the first index of each distinct key, in group order.
+template <class Key>
+std::vector<int> first_of_each(const std::vector<Key>& keys, std::vector<int>* class_of = nullptr) {
+  std::map<Key, int> seen;
+  std::vector<int> reps;
+  if (class_of) class_of->assign(keys.size(), 0);
+  for (std::size_t g = 0; g < keys.size(); ++g) {
+    auto [it, fresh] = seen.try_emplace(keys[g], static_cast<int>(reps.size()));
+    if (fresh) reps.push_back(static_cast<int>(g));
+    if (class_of) (*class_of)[g] = it->second;
+  }
+  return reps;
+}
+
+}  // namespace topoplan::comm
+
+namespace topoplan {
+
+struct CollectiveModel::Impl {
+  using Pattern = comm::PreparedPattern;
+  const Router& router;
+  const NcclTuning& tuning;
+  mutable std::map<std::vector<int>, std::shared_ptr<Pattern>> cache;
+  // One flow src → dst alone (evaluate_loads): per-byte time and inter-server latency, memoised
+  // because the pipeline boundaries of many strategies share pairs.
+  mutable std::unordered_map<std::uint64_t, std::pair<double, double>> pair_loads;
+  std::pair<double, double> pair_load(int src, int dst) const {
+    const std::uint64_t k = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
+                            static_cast<std::uint32_t>(dst);
+    auto [it, fresh] = pair_loads.try_emplace(k);
+    if (fresh) {
+      const comm::GroupLoad l = comm::evaluate_loads(router, {{comm::Flow{src, dst, 1.0}}}).front();
+      it->second = {l.us_per_byte, l.inter_latency_us};
+    }
+    return it->second;
+  }
+  mutable int alike = -1;  // Router::servers_alike(), asked once
+  bool servers_alike() const {
+    if (alike < 0) alike = router.servers_alike() ? 1 : 0;
+    return alike == 1;
+  }
+
+  // Cache key: op, root, a tag (0 concurrent, 1 independent), then the groups.
+  static std::vector<int> key(CollOp op, int root, const std::vector<std::vector<int>>& groups,
+                              int tag = 0);
+  Pattern make_pattern(const std::vector<std::vector<int>>& groups) const;
+  // The cached pattern of (op, root, groups, tag), made on first use.
+  Pattern& cached(CollOp op, int root, const std::vector<std::vector<int>>& groups, int tag) const;
+  std::shared_ptr<Pattern> cached_ptr(CollOp op, int root,
+                                      const std::vector<std::vector<int>>& groups, int tag) const;
+
+  // Link loads of algorithm `a`; `fast` allows the closed form for symmetric groups.
+  const std::vector<comm::GroupLoad>& loads(Pattern& p, Algorithm a, CollOp op, int root,
+                                            bool fast) const;
+  const std::vector<int>& reps(Pattern& p, Algorithm a, CollOp op, int root, bool fast) const;
+  // Direct (p2p) transfers of every group at once, or each alone; weights[i] per byte.
+  std::vector<comm::GroupLoad> direct_loads(const Pattern& p,
+                                            const std::vector<TrafficMatrix>& w) const;
+  void add_direct(Pattern& p, const std::vector<TrafficMatrix>& w) const;
+  void add_uniform_direct(Pattern& p, CollOp op) const;  // uniform all-to-all or send/recv
+  CollectiveCost p2p(const comm::GroupInfo& g, const comm::GroupLoad& l, CollOp op, double size,
+                     double bytes_per_peer, const CollectiveOptions& o) const;
+  CollectiveCost p2p_of(const Pattern& p, int g, CollOp op, double size,
+                        const CollectiveOptions& o) const;
+
+  // The (algorithm, protocol) whose slowest group is fastest, priced on one group per class.
+  struct Choice {
+    Algorithm algorithm = Algorithm::Ring;
+    Protocol protocol = Protocol::Simple;
+    int slowest = -1;  // the first group of maximal time
+    CollectiveCost slowest_cost;
+  };
+  Choice choose(Pattern& p, CollOp op, double size, const CollectiveOptions& o, bool fast) const;
+  // Every group's cost under choose()'s pick (cost_concurrent's answer).
+  std::vector<CollectiveCost> price(Pattern& p, CollOp op, double size, const CollectiveOptions& o,
+                                    bool fast) const;
+  CollectiveCost one(const comm::GroupInfo& g, const comm::GroupLoad& l, CollOp op, Algorithm a,
+                     Protocol pr, double size) const;
+};
+
+}  // namespace topoplan

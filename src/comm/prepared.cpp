@@ -1,0 +1,140 @@
+// Prepared collectives: a group set analysed and routed once, priced per size on one group of
+// each class of identical groups (see PreparedCollective in collective.hpp).
+#include <algorithm>
+#include <tuple>
+
+#include "comm/model_impl.hpp"
+#include "topoplan/error.hpp"
+
+namespace topoplan {
+
+namespace {
+bool is_direct(CollOp op) {
+  return op == CollOp::AllToAll || op == CollOp::SendRecv;
+}
+}  // namespace
+
+PreparedCollective CollectiveModel::make_prepared(std::shared_ptr<comm::PreparedPattern> p,
+                                                  CollOp op,
+                                                  const CollectiveOptions& options) const {
+  PreparedCollective out;
+  out.model_ = this;
+  out.pattern_ = std::move(p);
+  out.op_ = op;
+  out.options_ = options;
+  return out;
+}
+
+PreparedCollective CollectiveModel::prepare_set(CollOp op,
+                                                const std::vector<std::vector<int>>& groups,
+                                                const CollectiveOptions& options, int tag) const {
+  if (groups.empty()) throw InputError("collective: no groups given");
+  if (is_direct(op)) {
+    auto p = impl_->cached_ptr(op, 0, groups, tag);
+    impl_->add_uniform_direct(*p, op);
+    return make_prepared(std::move(p), op, options);
+  }
+  if (options.root < 0 || std::any_of(groups.begin(), groups.end(), [&](const auto& g) {
+        return options.root >= static_cast<int>(g.size());
+      }))
+    throw InputError("--root", "", "root rank is outside the group");
+  const int root = (op == CollOp::Broadcast || op == CollOp::Reduce) ? options.root : 0;
+  return make_prepared(impl_->cached_ptr(op, root, groups, tag), op, options);
+}
+
+PreparedCollective CollectiveModel::prepare(CollOp op, const std::vector<std::vector<int>>& groups,
+                                            const CollectiveOptions& options) const {
+  return prepare_set(op, groups, options, 0);
+}
+
+PreparedCollective CollectiveModel::prepare_independent(CollOp op,
+                                                        const std::vector<std::vector<int>>& groups,
+                                                        const CollectiveOptions& options) const {
+  const Router& r = impl_->router;
+  const bool pairs = std::all_of(groups.begin(), groups.end(),
+                                 [](const auto& g) { return g.size() == 2 && g[0] != g[1]; });
+  if (op != CollOp::SendRecv || groups.empty() || !pairs || !impl_->servers_alike())
+    return prepare_set(op, groups, options, 1);
+  // On identically wired servers a pair's GroupInfo is a function of its GPUs' slots and of
+  // whether they share a server (intra classes, NIC choice, CPUs, GPU model all come from the
+  // slot), and its load is the one flow's, which evaluate_loads gives exactly as the engine
+  // would: pairs with equal keys price alike, so only the first of each is analysed.
+  const Topology& t = r.topology();
+  std::vector<std::tuple<int, int, bool, double, double>> keys;
+  keys.reserve(groups.size());
+  for (const auto& g : groups) {
+    const auto [us_per_byte, latency_us] = impl_->pair_load(g[0], g[1]);
+    keys.emplace_back(r.server_slot(g[0]), r.server_slot(g[1]),
+                      t.device(g[0]).node == t.device(g[1]).node, us_per_byte, latency_us);
+  }
+  std::vector<int> class_of;
+  std::vector<std::vector<int>> reps;
+  for (int g : comm::first_of_each(keys, &class_of))
+    reps.push_back(groups[static_cast<std::size_t>(g)]);
+  PreparedCollective out = prepare_set(op, reps, options, 1);
+  out.expand_ = std::move(class_of);
+  return out;
+}
+
+PreparedCollective CollectiveModel::prepare_all_to_all(const std::vector<std::vector<int>>& groups,
+                                                       const std::vector<TrafficMatrix>& unit_bytes,
+                                                       const CollectiveOptions& options) const {
+  if (groups.empty() || groups.size() != unit_bytes.size())
+    throw InputError("all-to-all: give one traffic matrix per group");
+  auto p = std::make_shared<comm::PreparedPattern>(impl_->make_pattern(groups));
+  std::vector<TrafficMatrix> w = unit_bytes;  // weights per byte of each group's size
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto [size, peer] = comm::alltoallv_size(unit_bytes[g], groups[g].size());
+    p->size_factor.push_back(size);
+    p->peer_factor.push_back(peer);
+    for (auto& r : w[g])
+      for (double& x : r) x = size > 0 ? x / size : 0;
+  }
+  impl_->add_direct(*p, w);
+  return make_prepared(std::move(p), CollOp::AllToAll, options);
+}
+
+CollectiveCost PreparedCollective::slowest(double size_bytes) const {
+  if (!pattern_) throw InputError("collective: prepared set is empty");
+  const CollectiveModel::Impl& m = *model_->impl_;
+  comm::PreparedPattern& p = *pattern_;
+  if (!is_direct(op_)) return m.choose(p, op_, size_bytes, options_, true).slowest_cost;
+  // Same first-maximum rule as choose(): reps are in group order.
+  CollectiveCost worst;
+  bool any = false;
+  for (int g : m.reps(p, Algorithm::Direct, op_, 0, false)) {
+    CollectiveCost c = m.p2p_of(p, g, op_, size_bytes, options_);
+    if (!any || c.time_us > worst.time_us) worst = std::move(c), any = true;
+  }
+  return worst;
+}
+
+std::vector<CollectiveCost> PreparedCollective::each(double size_bytes) const {
+  if (!pattern_) throw InputError("collective: prepared set is empty");
+  const CollectiveModel::Impl& m = *model_->impl_;
+  comm::PreparedPattern& p = *pattern_;
+  if (!is_direct(op_)) return m.price(p, op_, size_bytes, options_, true);
+  std::vector<CollectiveCost> out;
+  for (std::size_t g = 0; g < p.groups.size(); ++g)
+    out.push_back(m.p2p_of(p, static_cast<int>(g), op_, size_bytes, options_));
+  if (expand_.empty()) return out;
+  std::vector<CollectiveCost> all;
+  for (int c : expand_) all.push_back(out[static_cast<std::size_t>(c)]);
+  return all;
+}
+
+int PreparedCollective::groups() const {
+  if (!expand_.empty()) return static_cast<int>(expand_.size());
+  return pattern_ ? static_cast<int>(pattern_->groups.size()) : 0;
+}
+
+int PreparedCollective::classes(double size_bytes) const {
+  if (!pattern_) return 0;
+  const CollectiveModel::Impl& m = *model_->impl_;
+  comm::PreparedPattern& p = *pattern_;
+  const Algorithm a =
+      is_direct(op_) ? Algorithm::Direct : m.choose(p, op_, size_bytes, options_, true).algorithm;
+  return static_cast<int>(m.reps(p, a, op_, options_.root, true).size());
+}
+
+}  // namespace topoplan

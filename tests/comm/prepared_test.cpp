@@ -1,0 +1,105 @@
+// Prepared collectives (one group priced per class) equal the per-group answer of
+// cost_concurrent / send_recv / all_to_all on the same groups, on symmetric and asymmetric sets.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "comm_test_util.hpp"
+
+using namespace topoplan;
+using namespace topoplan::test;
+
+namespace {
+// Groups of `size` consecutive GPUs starting at `offset` (a set that straddles servers when the
+// size does not divide the server).
+std::vector<std::vector<int>> blocks(const Topology& t, int size, int offset = 0) {
+  std::vector<std::vector<int>> out;
+  const auto& g = t.gpus();
+  for (std::size_t s = offset; s + size <= g.size(); s += size)
+    out.emplace_back(g.begin() + static_cast<std::ptrdiff_t>(s),
+                     g.begin() + static_cast<std::ptrdiff_t>(s) + size);
+  return out;
+}
+
+// The first group of maximal time, as the planner took it before prepared sets.
+const CollectiveCost& first_max(const std::vector<CollectiveCost>& c) {
+  return *std::max_element(c.begin(), c.end(),
+                           [](const auto& a, const auto& b) { return a.time_us < b.time_us; });
+}
+}  // namespace
+
+TEST_CASE("prepared concurrent sets: slowest() is the slowest of cost_concurrent") {
+  for (const char* fabric : {"rail-optimized", "fat-tree"}) {
+    ClusterOptions o;
+    o.nodes = 12;
+    o.fabric = fabric;
+    const Topology t = load_topology("hgx-h100-8", o);
+    Router r(t);
+    CollectiveModel m(r);
+    for (int size : {2, 3, 8, 16, 24}) {
+      for (int offset : {0, 4}) {
+        const auto groups = blocks(t, size, offset);
+        for (CollOp op : {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter}) {
+          CAPTURE(fabric);
+          CAPTURE(size);
+          CAPTURE(offset);
+          const PreparedCollective p = m.prepare(op, groups);
+          CHECK(p.groups() == static_cast<int>(groups.size()));
+          for (double s : {1e3, 1e6, 1e9}) {
+            // A fresh model: the reference shares no cache with the prepared set.
+            CollectiveModel fresh(r);
+            const auto each = fresh.cost_concurrent(op, groups, s);
+            const CollectiveCost& want = first_max(each);
+            const CollectiveCost got = p.slowest(s);
+            CHECK(got.time_us == want.time_us);
+            CHECK(got.algorithm == want.algorithm);
+            CHECK(got.protocol == want.protocol);
+            CHECK(got.bottleneck.dirlink == want.bottleneck.dirlink);
+            const auto all = p.each(s);
+            REQUIRE(all.size() == each.size());
+            for (std::size_t i = 0; i < all.size(); ++i) CHECK(all[i].time_us == each[i].time_us);
+            CHECK(p.classes(s) <= p.groups());
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("classes: aligned intra-server groups of identical servers form one class") {
+  const Topology t = cluster("hgx-h100-8", 4);
+  Router r(t);
+  CollectiveModel m(r);
+  // 8 groups of 4 GPUs, two per server, all NVSwitch-alike: one class, priced once.
+  CHECK(m.prepare(CollOp::AllReduce, blocks(t, 4)).classes(1e6) == 1);
+  // Shifted by 2 GPUs, every other group (GPUs 6, 7 | 8, 9) straddles two servers: the
+  // straddling groups cross the network and price differently, so there are several classes.
+  const PreparedCollective shifted = m.prepare(CollOp::AllReduce, blocks(t, 4, 2));
+  CHECK(shifted.classes(1e6) > 1);
+  CHECK(shifted.classes(1e6) <= shifted.groups());
+}
+
+TEST_CASE("prepared independent send/recv and all-to-all equal the one-at-a-time calls") {
+  const Topology t = cluster("hgx-h100-8", 4);
+  Router r(t);
+  CollectiveModel m(r);
+  const auto& g = t.gpus();
+  std::vector<std::vector<int>> pairs;
+  for (std::size_t i = 0; i + 9 < g.size(); i += 3) pairs.push_back({g[i], g[i + 9]});
+  const PreparedCollective p = m.prepare_independent(CollOp::SendRecv, pairs);
+  for (double s : {100.0, 1e5, 1e8}) {
+    double want = 0;
+    for (const auto& pr : pairs) want = std::max(want, m.send_recv(pr[0], pr[1], s).time_us);
+    CHECK(p.slowest(s).time_us == want);
+  }
+  // All-to-all: a unit matrix scaled by the size is the matrix at that size (within rounding:
+  // the weights are the same ratios computed from scaled entries).
+  const std::vector<int> ep(g.begin(), g.begin() + 16);
+  const TrafficMatrix unit = moe_dispatch_matrix(16, 1.0, 1.0, 8);
+  const PreparedCollective a = m.prepare_all_to_all({ep}, {unit});
+  for (double s : {1e3, 7e6}) {
+    const CollectiveCost want = m.all_to_all(ep, moe_dispatch_matrix(16, 1.0, s, 8));
+    CHECK(a.slowest(s).time_us == doctest::Approx(want.time_us).epsilon(1e-12));
+    CHECK(a.slowest(s).protocol == want.protocol);
+  }
+}
