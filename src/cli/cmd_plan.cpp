@@ -11,6 +11,7 @@
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/model_options.hpp"
+#include "cli/plan_train.hpp"
 #include "cli/topology_options.hpp"
 #include "report/chart_views.hpp"
 #include "report/diagram_overlay.hpp"
@@ -35,6 +36,7 @@ struct PlanArgs {
   std::optional<bool> attention_dp;
   PlanRequest req;
   PrecisionOptions precision;
+  TrainFlags train;
   bool json = false;
   std::string calibration;
   std::string render, color_by = "tp";  // --render FILE: the best plan drawn on the topology
@@ -88,8 +90,14 @@ PlanRequest finish_request(PlanArgs& a) {
 }
 
 int run_plan(PlanArgs& a) {
-  ModelSpec m = load_model_with(a.model, a.precision);
   const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
+  if (a.mode == "train") {
+    // Training keeps bf16 master weights; --precision picks the GEMM precision instead.
+    a.train.precision = a.precision.precision;
+    return run_train_plan(load_model(a.model), *setup.router, a.train,
+                          {a.tp, a.pp, a.dp, a.ep, a.req.gpus, a.req.top, a.json});
+  }
+  ModelSpec m = load_model_with(a.model, a.precision);
   PlanRequest req = finish_request(a);
   req.comm_tuning = &setup.tuning;
   if (a.threads < 1) throw InputError("--threads", "", "must be at least 1");
@@ -114,7 +122,7 @@ int run_plan(PlanArgs& a) {
 
 void add_workload_flags(CLI::App& sub, PlanArgs& a) {
   PlanRequest& r = a.req;
-  sub.add_option("--mode", a.mode, "serve | prefill | decode")->capture_default_str();
+  sub.add_option("--mode", a.mode, "serve | prefill | decode | train")->capture_default_str();
   sub.add_option("--batch", r.batch,
                  "concurrent sequences over all replicas (default: serve searches, else 1)");
   sub.add_option("--prompt", r.prompt, "input tokens per request")->capture_default_str();
@@ -173,6 +181,7 @@ void add_plan_command(CLI::App& app, Action& action) {
   add_precision_flags(*sub, a->precision);
   add_workload_flags(*sub, *a);
   add_strategy_flags(*sub, *a);
+  add_train_flags(*sub, a->train);
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
   add_calibration_option(*sub, a->calibration);
   add_example(*sub, "topoplan plan --model deepseek-r1 --topology hgx-h20-8 --tpot-max 50 --json");

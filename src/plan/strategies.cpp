@@ -2,22 +2,15 @@
 // MoE models, filtered by the pins. Divisibility rules follow Megatron-LM/vLLM sharding checks.
 #include <string>
 
+#include "plan/search_util.hpp"
 #include "topoplan/plan.hpp"
 
 namespace topoplan {
 
 namespace {
 
-std::vector<int> divisors(int n) {
-  std::vector<int> d;
-  for (int i = 1; i <= n; ++i)
-    if (n % i == 0) d.push_back(i);
-  return d;
-}
-
-bool pinned_out(const std::optional<int>& pin, int value) {
-  return pin && *pin != value;
-}
+using detail::divisors;
+using detail::pinned_out;
 
 std::string not_divisible(const std::string& what, int count, const char* dim, int by) {
   return what + " " + std::to_string(count) + " not divisible by " + dim + " " + std::to_string(by);

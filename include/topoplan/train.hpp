@@ -1,0 +1,165 @@
+// Training planner (`topoplan plan --mode train`): enumerates Megatron-style parallel strategies
+// (TP with/without sequence parallelism, PP with 1F1B or interleaved virtual stages, DP with
+// ZeRO 0-3, context parallelism, expert parallelism with expert-TP, micro-batch size, activation
+// recompute, BF16/FP8), checks memory per GPU, times a training step with the compute model
+// (perf.hpp) and the collective engine (collective.hpp) on the actual placement, and ranks them.
+// Formulas, overlaps, sources and accuracy: docs/training.md.
+//
+// Conventions: µs inside the breakdown, ms for the step, bytes per GPU (the most loaded GPU).
+// A strategy that does not fit is a result with a reason, never an exception.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "topoplan/model.hpp"
+#include "topoplan/placement.hpp"
+#include "topoplan/route.hpp"
+
+namespace topoplan {
+
+enum class TrainPrecision { BF16, FP8 };
+std::string_view to_string(TrainPrecision p);            // "bf16", "fp8"
+TrainPrecision parse_train_precision(std::string_view);  // UnknownNameError otherwise
+std::string_view to_string(Recompute r);                 // "none", "selective", "full"
+Recompute parse_recompute(std::string_view text);        // UnknownNameError otherwise
+
+// One training strategy. Ranks are laid out tp (innermost), cp, dp, pp (outermost), Megatron-
+// Core's default order tp-cp-ep-dp-pp; expert layers regroup the same ranks as etp, ep, edp.
+struct TrainStrategy {
+  int tp = 1, cp = 1, pp = 1, vp = 1, dp = 1;
+  int ep = 1;       // experts split ep ways (MoE only)
+  int etp = 1;      // each expert's columns split etp ways (1 or tp)
+  bool sp = false;  // sequence parallelism (tp > 1 only)
+  int zero = 1;     // 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (over dp × cp)
+  Recompute recompute = Recompute::None;
+  int micro_batch = 1;  // sequences per micro-batch (b)
+  TrainPrecision precision = TrainPrecision::BF16;
+  int gpus() const { return tp * cp * pp * dp; }
+};
+std::string describe(const TrainStrategy& s);  // "tp8 sp cp1 pp16 vp2 dp128 zero1 rc:full mb1 bf16"
+
+struct TrainRequest {
+  double seq = 8192;        // tokens per sequence (s)
+  int global_batch = 2048;  // sequences per optimizer step (G)
+  int gpus = 0;             // 0: every GPU of the topology (or the product of all pins)
+  std::optional<int> tp, pp, vp, dp, cp, ep, zero, micro_batch;
+  std::optional<Recompute> recompute;
+  std::optional<TrainPrecision> precision;
+  std::optional<bool> sp;
+  double train_tokens = 0;       // > 0: report days_to_train
+  int top = 5;                   // plans returned in full
+  bool prune = true;             // false: evaluate every enumerated strategy (tests)
+  bool flash_attention = true;   // fused attention: no s² activations (TE / FlashAttention-2)
+  bool tp_comm_overlap = false;  // Megatron --tp-comm-overlap (TE userbuffers, needs SP)
+  bool dropout = false;  // dropout masks stored (GPT-3 recipes); Llama recipes train without
+  // Framework reserve (CUDA context, NCCL, allocator fragmentation), bytes per GPU.
+  double reserve_bytes = 6e9;
+  // Throws InputError("--flag", "", why) on a bad value.
+  void validate(const ModelSpec& m) const;
+};
+
+// Bytes on the most loaded GPU; `total()` must not exceed `capacity_bytes`.
+struct TrainMemory {
+  double capacity_bytes = 0;
+  double weights_bytes = 0;      // bf16 parameters (/dp under ZeRO-3) + FP8 weight copies
+  double grads_bytes = 0;        // bf16 gradients (/dp under ZeRO-2/3)
+  double optimizer_bytes = 0;    // fp32 master + Adam m, v: 12 B/param (/dp under ZeRO >= 1)
+  double activations_bytes = 0;  // stored activations of the in-flight micro-batches
+  double buffers_bytes = 0;      // ZeRO-3 gathered layers, NCCL buffers, logits workspace
+  double reserve_bytes = 0;      // framework reserve (request)
+  double in_flight = 0;          // micro-batches' activations held by the first stage
+  double total() const {
+    return weights_bytes + grads_bytes + optimizer_bytes + activations_bytes + buffers_bytes +
+           reserve_bytes;
+  }
+};
+
+// One step on the critical path (µs). exposed terms add up to total_us; hidden terms are the
+// parts of each collective overlapped with compute (not in the total).
+struct TrainBreakdown {
+  double forward_us = 0, backward_us = 0, recompute_us = 0;  // compute of all micro-batches
+  double fp8_overhead_us = 0;                                // casts, amax/scale updates
+  double tp_us = 0, tp_hidden_us = 0;
+  double cp_us = 0, cp_hidden_us = 0;
+  double ep_us = 0, ep_hidden_us = 0;
+  double pp_us = 0, pp_hidden_us = 0;
+  double dp_us = 0, dp_hidden_us = 0;        // gradient reduce(-scatter) + param all-gather
+  double zero3_us = 0, zero3_hidden_us = 0;  // per-layer parameter all-gathers (ZeRO-3)
+  double bubble_us = 0;
+  double optimizer_us = 0;
+  double total_us = 0;
+  double compute_us() const { return forward_us + backward_us + recompute_us; }
+};
+
+struct TrainPlan {
+  TrainStrategy strategy;
+  bool fits = false;
+  std::string reason;  // why it does not fit ("" when it does)
+  TrainMemory memory;
+  TrainBreakdown breakdown;  // zero when the plan does not fit
+  int micro_batches = 0;     // m per pipeline per step
+  double step_time_ms = 0, tokens_per_s = 0, tokens_per_s_per_gpu = 0;
+  double tflops_per_gpu = 0;     // model FLOPs (Megatron formula) per GPU per second
+  double hw_tflops_per_gpu = 0;  // + the recomputed forward (what the GPU executes)
+  double mfu = 0;                // tflops_per_gpu ÷ dense peak of the precision
+  double days_to_train = 0;      // when train_tokens > 0
+};
+
+// Megatron-LM's model FLOPs of one step (training.py num_floating_point_operations):
+// 12·B·s·L·h²·[(1 + g/a + s/h)·q/h + I/h·k·(3/2 if SwiGLU) + shared + V/(2Lh)].
+double training_model_flops(const ModelSpec& m, double seq, double sequences);
+
+// Where one rank of a training strategy runs (layout tp, cp, dp, pp: Megatron-Core's default).
+struct TrainRank {
+  int rank = 0, device = -1, node = 0, local_gpu = 0;
+  std::string device_id, nic_id;
+  int tp_rank = 0, cp_rank = 0, dp_rank = 0, pp_rank = 0;
+};
+
+struct TrainingResult {
+  TrainRequest request;
+  std::string model, topology, gpu;
+  int gpus = 0;
+  double peak_TFLOPS_bf16 = 0, peak_TFLOPS_fp8 = 0;
+  long strategies_enumerated = 0;  // every combination of the space (after the pins)
+  long pruned_divisibility = 0, pruned_memory = 0, pruned_bound = 0;
+  long strategies_evaluated = 0;          // timed in full
+  double search_s = 0;                    // wall time of the search (this process, one core)
+  double evaluations_per_s_per_core = 0;  // enumerated ÷ search_s (one thread)
+  std::vector<TrainPlan> plans;      // the top fitting plans, best first; else the closest misfits
+  std::vector<TrainRank> placement;  // best plan: rank → GPU (first 512 ranks)
+  int placement_ranks = 0;           // ranks of the best plan (placement may be cut)
+  std::vector<GroupSummary> groups;  // best plan: tp, cp, dp, pp, ep group summaries
+  std::string explanation;           // why the winner beats the runner-up
+};
+
+// The library entry point (CLI, compare). Throws InputError on a bad request.
+TrainingResult plan_training(const ModelSpec& m, const Router& r, const TrainRequest& q);
+
+// Memory and step of one strategy (tests, compare). `fits`/`reason` as in the search.
+TrainPlan evaluate_training(const ModelSpec& m, const Router& r, const TrainRequest& q,
+                            const TrainStrategy& s);
+
+// ---- Memory formulas (docs/training.md "Memory"), exposed for tests ------------------------
+// Stored activation bytes of one decoder layer for one micro-batch on one GPU (Korthikanti et
+// al. 2022 generalised to GQA / MLA / SwiGLU / MoE; dropout masks only with `dropout`).
+double train_activation_bytes_per_layer(const ModelSpec& m, const TrainStrategy& s, double seq,
+                                        bool flash_attention, bool dropout = false,
+                                        LayerType type = LayerType::Dense);
+// Micro-batches whose activations the first stage holds: min(m, pp) for 1F1B, times
+// (1 + (pp − 1)/(pp·vp)) when interleaved (Korthikanti §4.2.3).
+double train_in_flight(const TrainStrategy& s, int micro_batches);
+// Memory of the most loaded GPU (first or last pipeline stage).
+TrainMemory train_memory(const ModelSpec& m, const TrainStrategy& s, const TrainRequest& q,
+                         double capacity_bytes);
+// "" when it fits, else the largest term and the overflow ("activations 61.2 GB ... exceeds by
+// 9.3 GB").
+std::string train_memory_problem(const TrainMemory& mem);
+
+// Pipeline bubble fraction of the step: (pp − 1)/(vp · m) of the ideal time.
+double pipeline_bubble_fraction(int pp, int vp, int micro_batches);
+
+}  // namespace topoplan

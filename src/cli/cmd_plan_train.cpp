@@ -1,0 +1,63 @@
+// Flags of `topoplan plan --mode train` (issue 13's contract) and the call into the library.
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/plan_train.hpp"
+#include "report/train_report.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/train.hpp"
+
+namespace topoplan::cli {
+
+void add_train_flags(CLI::App& sub, TrainFlags& f) {
+  sub.add_option("--seq", f.seq, "train: tokens per sequence")->capture_default_str();
+  sub.add_option("--global-batch", f.global_batch, "train: sequences per optimizer step")
+      ->capture_default_str();
+  sub.add_option("--micro-batch", f.micro_batch, "train: pin sequences per micro-batch")
+      ->check(positive_count());
+  sub.add_option("--vp", f.vp, "train: pin virtual pipeline stages (interleaved 1F1B)")
+      ->check(positive_count());
+  sub.add_option("--cp", f.cp, "train: pin context parallel size")->check(positive_count());
+  sub.add_option("--zero", f.zero, "train: pin ZeRO stage 0|1|2|3");
+  sub.add_option("--recompute", f.recompute, "train: pin none|selective|full");
+  sub.add_option("--sp", f.sp, "train: pin sequence parallelism (true/false)");
+  sub.add_option("--train-tokens", f.train_tokens, "train: tokens to train on (days_to_train)");
+  sub.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
+               "train: Megatron --tp-comm-overlap (TE userbuffers; with SP)");
+  sub.add_flag("--no-flash-attention", f.no_flash_attention,
+               "train: unfused attention (stores the s^2 softmax activations)");
+  sub.add_flag("--dropout", f.dropout, "train: dropout masks stored (GPT-3 recipes)");
+  sub.add_flag("--no-timing", f.no_timing,
+               "train: null search_s / evaluations_per_s_per_core (reproducible output)");
+}
+
+int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f,
+                   const TrainPins& pins) {
+  TrainRequest q;
+  q.seq = f.seq;
+  q.global_batch = f.global_batch;
+  q.micro_batch = f.micro_batch;
+  q.vp = f.vp, q.cp = f.cp, q.zero = f.zero;
+  q.tp = pins.tp, q.pp = pins.pp, q.dp = pins.dp, q.ep = pins.ep;
+  q.gpus = pins.gpus, q.top = pins.top;
+  if (!f.recompute.empty()) q.recompute = parse_recompute(f.recompute);
+  if (!f.precision.empty()) q.precision = parse_train_precision(f.precision);
+  if (!f.sp.empty()) {
+    if (f.sp != "true" && f.sp != "false")
+      throw InputError("--sp", "", "expected 'true' or 'false', got '" + f.sp + "'");
+    q.sp = f.sp == "true";
+  }
+  q.train_tokens = f.train_tokens;
+  q.tp_comm_overlap = f.tp_comm_overlap;
+  q.flash_attention = !f.no_flash_attention;
+  q.dropout = f.dropout;
+  TrainingResult r = plan_training(m, router, q);
+  if (f.no_timing) r.search_s = r.evaluations_per_s_per_core = -1;  // printed as null / "-"
+  if (pins.json)
+    report::print_train_json(std::cout, r);
+  else
+    report::print_train(std::cout, r);
+  return r.plans.front().fits ? 0 : 3;
+}
+
+}  // namespace topoplan::cli

@@ -1,0 +1,35 @@
+// `topoplan plan --mode train`: the training flags and their run (cmd_plan_train.cpp), called
+// from cmd_plan.cpp when --mode is "train".
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+
+#include "topoplan/model.hpp"
+#include "topoplan/route.hpp"
+
+namespace topoplan::cli {
+
+struct TrainFlags {
+  double seq = 8192;
+  int global_batch = 2048;
+  std::optional<int> micro_batch, vp, cp, zero;
+  std::string recompute, precision, sp;
+  double train_tokens = 0;
+  bool tp_comm_overlap = false, no_flash_attention = false, dropout = false, no_timing = false;
+};
+
+// Shared strategy pins of `topoplan plan` (--tp --pp --dp --ep --gpus --top --json).
+struct TrainPins {
+  std::optional<int> tp, pp, dp, ep;
+  int gpus = 0, top = 5;
+  bool json = false;
+};
+
+void add_train_flags(CLI::App& sub, TrainFlags& f);
+// Prints the plans; returns 0, or 3 when no strategy fits in memory.
+int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f,
+                   const TrainPins& pins);
+
+}  // namespace topoplan::cli

@@ -1,0 +1,193 @@
+// Entry points of the training planner: names, request validation, plan_training (search,
+// explanation, placement of the best plan) and evaluate_training.
+#include <cmath>
+#include <cstdio>
+
+#include "plan/train_impl.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/topology.hpp"
+
+namespace topoplan {
+
+namespace train {
+void search(const Evaluator& e, TrainingResult& out);
+}
+
+std::string_view to_string(TrainPrecision p) {
+  return p == TrainPrecision::FP8 ? "fp8" : "bf16";
+}
+
+TrainPrecision parse_train_precision(std::string_view text) {
+  for (TrainPrecision p : {TrainPrecision::BF16, TrainPrecision::FP8})
+    if (text == to_string(p)) return p;
+  throw UnknownNameError("precision", std::string(text), {"bf16", "fp8"});
+}
+
+std::string_view to_string(Recompute r) {
+  switch (r) {
+    case Recompute::Selective:
+      return "selective";
+    case Recompute::Full:
+      return "full";
+    case Recompute::None:
+      break;
+  }
+  return "none";
+}
+
+Recompute parse_recompute(std::string_view text) {
+  for (Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full})
+    if (text == to_string(r)) return r;
+  throw UnknownNameError("recompute", std::string(text), {"none", "selective", "full"});
+}
+
+std::string describe(const TrainStrategy& s) {
+  std::string d = "tp" + std::to_string(s.tp) + (s.sp ? " sp" : "") + " cp" + std::to_string(s.cp) +
+                  " pp" + std::to_string(s.pp);
+  if (s.vp > 1) d += " vp" + std::to_string(s.vp);
+  d += " dp" + std::to_string(s.dp);
+  if (s.ep > 1) d += " ep" + std::to_string(s.ep) + " etp" + std::to_string(s.etp);
+  d += " zero" + std::to_string(s.zero) + " rc:" + std::string(to_string(s.recompute)) + " mb" +
+       std::to_string(s.micro_batch) + " " + std::string(to_string(s.precision));
+  return d;
+}
+
+void TrainRequest::validate(const ModelSpec& m) const {
+  auto positive = [](const std::optional<int>& v, const char* flag) {
+    if (v && *v < 1) throw InputError(flag, "", "must be at least 1");
+  };
+  if (!(seq >= 1) || seq != std::floor(seq))
+    throw InputError("--seq", "", "must be a positive integer");
+  if (global_batch < 1) throw InputError("--global-batch", "", "must be at least 1");
+  positive(tp, "--tp"), positive(pp, "--pp"), positive(vp, "--vp"), positive(dp, "--dp");
+  positive(cp, "--cp"), positive(ep, "--ep"), positive(micro_batch, "--micro-batch");
+  if (zero && (*zero < 0 || *zero > 3)) throw InputError("--zero", "", "expected 0, 1, 2 or 3");
+  if (ep && *ep > 1 && !m.is_moe())
+    throw InputError("--ep", "", m.name + " is dense: expert parallelism needs an MoE model");
+  if (vp && *vp > 1 && pp && *pp == 1) throw InputError("--vp", "", "interleaving needs --pp > 1");
+  if (train_tokens < 0) throw InputError("--train-tokens", "", "must be >= 0");
+  if (top < 1) throw InputError("--top", "", "must be at least 1");
+  if (reserve_bytes < 0) throw InputError("reserve", "", "must be >= 0");
+}
+
+namespace {
+
+// Which breakdown term separates the winner from the runner-up most.
+std::string explain(const TrainPlan& a, const TrainPlan& b) {
+  const TrainBreakdown &x = a.breakdown, &y = b.breakdown;
+  struct Term {
+    const char* name;
+    double d;
+  } terms[] = {{"compute", x.compute_us() - y.compute_us()},
+               {"TP communication", x.tp_us - y.tp_us},
+               {"CP exchange", x.cp_us - y.cp_us},
+               {"EP all-to-all", x.ep_us - y.ep_us},
+               {"pipeline bubble", x.bubble_us - y.bubble_us},
+               {"PP send/recv", x.pp_us - y.pp_us},
+               {"DP gradient/parameter traffic", x.dp_us - y.dp_us},
+               {"ZeRO-3 gathers", x.zero3_us - y.zero3_us},
+               {"optimizer step", x.optimizer_us - y.optimizer_us},
+               {"FP8 bookkeeping", x.fp8_overhead_us - y.fp8_overhead_us}};
+  const Term* big = &terms[0];
+  for (const Term& t : terms)
+    if (std::abs(t.d) > std::abs(big->d)) big = &t;
+  char buf[512];
+  if (y.total_us - x.total_us < 1e-3 * y.total_us) {
+    std::snprintf(buf, sizeof buf,
+                  "%s and %s tie (within 0.1%%: the same work and traffic per GPU); the first "
+                  "is listed first because it was enumerated first (smaller tp, cp, pp); "
+                  "memory %.1f vs %.1f GB per GPU.",
+                  describe(a.strategy).c_str(), describe(b.strategy).c_str(),
+                  a.memory.total() / 1e9, b.memory.total() / 1e9);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "%s beats %s by %.1f ms per step (%.1f%%): the largest difference is %s "
+                "(%+.1f ms for the winner); memory %.1f vs %.1f GB per GPU.",
+                describe(a.strategy).c_str(), describe(b.strategy).c_str(),
+                (y.total_us - x.total_us) / 1e3, 100 * (y.total_us - x.total_us) / y.total_us,
+                big->name, big->d / 1e3, a.memory.total() / 1e9, b.memory.total() / 1e9);
+  return buf;
+}
+
+void place_best(const Router& r, const TrainStrategy& s, TrainingResult& out) {
+  const Topology& t = r.topology();
+  const auto& gpus = t.gpus();
+  out.placement_ranks = s.gpus();
+  for (int rank = 0; rank < s.gpus() && rank < 512; ++rank) {
+    TrainRank x;
+    x.rank = rank;
+    x.device = gpus[rank];
+    const Device& d = t.device(x.device);
+    x.device_id = d.id, x.node = d.node, x.local_gpu = d.local_index;
+    int nic = r.nic_of_gpu(x.device);
+    if (nic >= 0) x.nic_id = t.device(nic).id;
+    x.tp_rank = rank % s.tp;
+    x.cp_rank = rank / s.tp % s.cp;
+    x.dp_rank = rank / (s.tp * s.cp) % s.dp;
+    x.pp_rank = rank / (s.tp * s.cp * s.dp);
+    out.placement.push_back(std::move(x));
+  }
+}
+
+void summarize(const train::Evaluator& e, const TrainStrategy& s, TrainingResult& out) {
+  struct Kind {
+    const char* name;
+    int stride, size;
+    bool all_pairs;
+  } kinds[] = {{"tp", 1, s.tp, false},
+               {"cp", s.tp, s.cp, false},
+               {"dp", s.tp, s.cp * s.dp, false},
+               {"pp", s.tp * s.cp * s.dp, s.pp, false},
+               {"ep", s.etp, s.ep, true}};
+  for (const Kind& k : kinds) {
+    auto groups = e.comm.window(k.stride, k.size);
+    if (groups.empty()) continue;
+    GroupSummary g = summarize_group(*e.router, k.name, groups, k.all_pairs);
+    g.groups = s.gpus() / k.size;
+    out.groups.push_back(std::move(g));
+  }
+}
+
+}  // namespace
+
+TrainingResult plan_training(const ModelSpec& m, const Router& r, const TrainRequest& q) {
+  q.validate(m);
+  TrainRequest req = q;
+  if (req.gpus == 0 && req.tp && req.pp && req.dp)
+    req.gpus = *req.tp * *req.pp * *req.dp * req.cp.value_or(1);  // pins smaller than the topology
+  train::Evaluator e(m, r, req);
+  TrainingResult out;
+  out.request = req;
+  out.model = m.name, out.topology = r.topology().name, out.gpu = e.gpu.name;
+  out.gpus = e.gpus;
+  out.peak_TFLOPS_bf16 = e.peak_TFLOPS(TrainPrecision::BF16);
+  out.peak_TFLOPS_fp8 = e.gpu.fp8_TFLOPS > 0 ? e.peak_TFLOPS(TrainPrecision::FP8) : 0;
+  train::search(e, out);
+  if (out.plans.empty())
+    throw InputError("plan", "",
+                     "no training strategy matches the pins on " + std::to_string(e.gpus) +
+                         " GPUs (check divisibility)");
+  if (out.plans.size() >= 2 && out.plans[0].fits && out.plans[1].fits)
+    out.explanation = explain(out.plans[0], out.plans[1]);
+  else if (out.plans[0].fits)
+    out.explanation = describe(out.plans[0].strategy) + " is the only plan that fits.";
+  else
+    out.explanation = "No strategy fits in memory; the closest is " +
+                      describe(out.plans[0].strategy) + " (" + out.plans[0].reason + ").";
+  if (static_cast<int>(out.plans.size()) > req.top) out.plans.resize(req.top);
+  place_best(r, out.plans[0].strategy, out);
+  summarize(e, out.plans[0].strategy, out);
+  return out;
+}
+
+TrainPlan evaluate_training(const ModelSpec& m, const Router& r, const TrainRequest& q,
+                            const TrainStrategy& s) {
+  q.validate(m);
+  TrainRequest req = q;
+  if (req.gpus == 0) req.gpus = s.gpus();
+  train::Evaluator e(m, r, req);
+  return e.evaluate(s);
+}
+
+}  // namespace topoplan

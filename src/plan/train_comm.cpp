@@ -1,0 +1,101 @@
+// Collective prices of a training strategy's groups on the actual placement. A kind of group is
+// a strided set of ranks (rank r runs on the r-th GPU of the topology); every group of that kind
+// touching the first group's servers runs at once (cost_concurrent), so NICs, NVSwitch ports
+// and leaf uplinks shared between them contend. Groups on other servers are congruent on the
+// symmetric fabrics generated here and do not share links with these below the spine, so the
+// price depends on (op, stride, size, bytes) only, not on the cluster's size.
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "plan/train_impl.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/topology.hpp"
+
+namespace topoplan::train {
+
+namespace {
+// Largest window priced directly (GPUs); larger ones are extrapolated from a congruent group.
+constexpr std::size_t kWindowRanks = 1024;
+}  // namespace
+
+CommPricer::CommPricer(const Router& r, int gpus) : router_(&r), model_(r), gpus_(gpus) {
+  const auto& all = r.topology().gpus();
+  if (gpus > static_cast<int>(all.size()))
+    throw InputError("--gpus", "",
+                     std::to_string(gpus) + " GPUs asked but " + r.topology().name + " has " +
+                         std::to_string(all.size()));
+  devices_.assign(all.begin(), all.begin() + gpus);
+}
+
+std::vector<std::vector<int>> CommPricer::window(int stride, int size) const {
+  auto key = std::make_tuple(stride, size, 0);
+  auto it = windows_.find(key);
+  if (it != windows_.end()) return it->second;
+  const Topology& t = router_->topology();
+  // Servers of group 0 (ranks 0, stride, ..., (size − 1)·stride).
+  std::set<int> nodes;
+  for (int j = 0; j < size; ++j) nodes.insert(t.device(devices_[j * stride]).node);
+  // Every rank on those servers, mapped to the base of its group.
+  std::set<int> bases;
+  for (int r = 0; r < gpus_; ++r) {
+    if (!nodes.count(t.device(devices_[r]).node)) continue;
+    int block = stride * size;
+    int base = (r / block) * block + r % stride;
+    if (base + (size - 1) * stride < gpus_) bases.insert(base);
+  }
+  std::vector<std::vector<int>> groups;
+  for (int b : bases) {
+    std::vector<int> g;
+    for (int j = 0; j < size; ++j) g.push_back(devices_[b + j * stride]);
+    groups.push_back(std::move(g));
+  }
+  return windows_.emplace(key, std::move(groups)).first->second;
+}
+
+double CommPricer::cost(CollOp op, int stride, int size, double bytes) const {
+  if (size <= 1 || bytes <= 0) return 0;
+  auto key = std::make_tuple(static_cast<int>(op), stride, size, bytes);
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  std::vector<std::vector<int>> groups;
+  if (op == CollOp::SendRecv) {
+    // Pipeline neighbours: every rank of group 0's servers sends to its peer `stride` ranks on.
+    const Topology& t = router_->topology();
+    int n0 = t.device(devices_[0]).node;
+    for (int r = 0; r + stride < gpus_ && t.device(devices_[r]).node == n0; ++r)
+      groups.push_back({devices_[r], devices_[r + stride]});
+  } else {
+    groups = window(stride, size);
+  }
+  // Large windows (a DP group over 1,024 servers) are priced on a congruent group of fewer
+  // ranks (same stride, size halved until the window holds at most kWindowRanks GPUs) and
+  // extrapolated: the transfer by the ring volume factor (n−1)/n, the latency by the step count
+  // (ring n−1, tree ⌈log2 n⌉). On the symmetric fabrics generated here the bottleneck (NIC or
+  // NVLink of each server) is the same for both; docs/training.md, "Collectives at scale".
+  int reduced = size;
+  auto ranks_of = [&](int n) {
+    std::size_t r = 0;
+    for (const auto& g : window(stride, n)) r += g.size();
+    return r;
+  };
+  if (op != CollOp::SendRecv && op != CollOp::AllToAll)
+    while (reduced > 8 && reduced % 2 == 0 && ranks_of(reduced) > kWindowRanks) reduced /= 2;
+  if (reduced != size) groups = window(stride, reduced);
+  CollectiveCost worst;
+  for (const CollectiveCost& c : model_.cost_concurrent(op, groups, bytes))
+    if (c.time_us > worst.time_us) worst = c;
+  double t = worst.time_us;
+  if (reduced != size) {
+    double n = size, r = reduced;
+    double transfer = (worst.time_us - worst.latency_us) * ((n - 1) / n) / ((r - 1) / r);
+    bool log_steps = worst.algorithm == Algorithm::Tree || worst.algorithm == Algorithm::NvlsTree;
+    double lat = worst.latency_us * (log_steps ? std::ceil(std::log2(n)) / std::ceil(std::log2(r))
+                                               : (n - 1) / (r - 1));
+    t = lat + transfer;
+  }
+  cache_.emplace(key, t);
+  return t;
+}
+
+}  // namespace topoplan::train

@@ -1,0 +1,158 @@
+// Compute time of one micro-batch on one GPU: the model layer's kernels of the local shard at
+// training shapes, priced by the compute model, with backward and recompute multipliers
+// (docs/training.md, "Step time").
+#include <algorithm>
+
+#include "plan/train_impl.hpp"
+#include "topoplan/error.hpp"
+#include "topoplan/topology.hpp"
+
+namespace topoplan::train {
+
+namespace {
+
+const GpuSpec& first_gpu(const Router& r) {
+  const Topology& t = r.topology();
+  if (t.gpus().empty()) throw InputError(t.name, "", "the topology has no GPUs to plan on");
+  return t.gpu_spec(t.gpus().front());
+}
+
+bool starts_with(const std::string& s, const char* p) {
+  return s.rfind(p, 0) == 0;
+}
+
+// Backward cost relative to the forward, per kernel family:
+// - GEMMs 2× (data gradient and weight gradient, each the forward's FLOPs; Narayanan et al.
+//   2021 §5.1: backward = 2× forward);
+// - attention 2.5× (FlashAttention-2 backward: 5 matmuls against the forward's 2, plus the
+//   recomputed softmax, Dao 2023 §3.1; measured 2.2-2.8× in its benchmarks);
+// - elementwise/norm/embedding 2× (read the output gradient and the saved input, write the input
+//   gradient: twice the forward's traffic);
+// - FP8 casts 1× (the output gradient is cast to E5M2 once per GEMM input).
+double backward_factor(const KernelCost& k) {
+  if (k.name.find("quant") != std::string::npos) return 1.0;
+  switch (k.kind) {
+    case KernelKind::Gemm:
+    case KernelKind::GroupedGemm:
+      return 2.0;
+    case KernelKind::Attention:
+      return 2.5;
+    default:
+      return 2.0;
+  }
+}
+
+void accumulate(PassTime& p, const ComputeModel& cm, const std::vector<KernelCost>& ks) {
+  for (const KernelCost& k : ks) {
+    double t = cm.kernel_time_us(k);
+    p.fwd += t;
+    p.bwd += t * backward_factor(k);
+    if (k.kind == KernelKind::Attention) p.attn_fwd += t;
+    if (k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm) p.gemm_fwd += t;
+    if (k.name.find("quant") != std::string::npos) p.fp8_cast += t;
+  }
+}
+
+// The LM head over every token (training computes all logits) and the fused cross-entropy:
+// read bf16 logits, write fp32 softmax and its gradient (Megatron's vocab-parallel loss).
+std::vector<KernelCost> lm_head_kernels(const ModelSpec& m, double tokens, int tp) {
+  double v = double(m.vocab) / tp, h = m.hidden;
+  KernelCost g{.name = "lm_head", .kind = KernelKind::Gemm, .math_dtype = Dtype::BF16};
+  g.flops = 2 * tokens * v * h;
+  g.weight_bytes = v * h * 2;
+  g.bytes = g.weight_bytes + tokens * h * 2 + tokens * v * 2;
+  g.m = tokens, g.n = v, g.k = h;
+  KernelCost loss{.name = "cross_entropy", .kind = KernelKind::Elementwise};
+  loss.bytes = tokens * v * (2 + 4);
+  return {g, loss};
+}
+
+// Unfused attention (Megatron-LM before FlashAttention): the b·(a/t)·(s/cp)·s score matrix goes
+// through HBM. Per element, forward: the QKᵀ GEMM writes it (2 B), the fused scale-mask-softmax
+// reads and writes it (4 B), the AV GEMM reads it (2 B); with attention dropout also the dropout
+// pass (read 2, write 2, mask 1 B). The GEMM FLOPs stay in the attention kernel.
+KernelCost unfused_scores(const ModelSpec& m, const TrainStrategy& s, const TrainRequest& q) {
+  double elems = double(m.heads) / s.tp * s.micro_batch * (q.seq / s.cp) * q.seq;
+  KernelCost k{.name = "attn_scores_unfused", .kind = KernelKind::Elementwise};
+  k.bytes = elems * (q.dropout ? 13 : 8);
+  return k;
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const ModelSpec& m, const Router& r, const TrainRequest& q)
+    : model(m),
+      bf16(as_trained(m, TrainPrecision::BF16)),
+      fp8(as_trained(m, TrainPrecision::FP8)),
+      router(&r),
+      req(q),
+      gpus(q.gpus > 0 ? q.gpus : static_cast<int>(r.topology().gpus().size())),
+      gpu(first_gpu(r)),
+      cm(ComputeModel::for_gpu(gpu)),
+      comm(r, gpus) {}
+
+double Evaluator::peak_TFLOPS(TrainPrecision p) const {
+  return cm.peak_TFLOPS(p == TrainPrecision::FP8 ? Dtype::FP8 : Dtype::BF16);
+}
+
+std::pair<StageParams, StageParams> Evaluator::stage_pair(const TrainStrategy& s) const {
+  const ModelSpec& m = s.precision == TrainPrecision::FP8 ? fp8 : bf16;
+  auto key = std::make_tuple(s.tp, s.ep, s.etp, s.pp, 0);
+  auto it = params_cache.find(key);
+  if (it != params_cache.end()) return it->second;
+  auto v = std::make_pair(stage_params(m, s, 0), stage_params(m, s, s.pp - 1));
+  return params_cache.emplace(key, v).first->second;
+}
+
+TrainMemory Evaluator::memory(const TrainStrategy& s) const {
+  auto [first, last] = stage_pair(s);
+  return memory_from(bf16, s, req, gpu.usable_memory_bytes(), first, last, micro_batches(s, req));
+}
+
+PassTime Evaluator::pass(int what, const TrainStrategy& s) const {
+  auto key = std::make_tuple(what, s.tp, s.cp, s.ep * 1000 + s.etp, s.micro_batch,
+                             static_cast<int>(s.precision), s.sp);
+  auto it = pass_cache.find(key);
+  if (it != pass_cache.end()) return it->second;
+  const ModelSpec& m = s.precision == TrainPrecision::FP8 ? fp8 : bf16;
+  // One CP rank holds seq/cp query tokens; with Megatron's load-balanced causal split (2·cp
+  // chunks) it attends to the keys of 1/cp of the causal triangle: context (seq − seq/cp)/2
+  // makes attended_keys() equal seq²/(2cp).
+  const double local = req.seq / s.cp;
+  Workload w{.phase = Phase::Prefill,
+             .batch = double(s.micro_batch),
+             .new_tokens = local,
+             .context = (req.seq - local) / 2};
+  Shard sh{.tp = s.tp, .ep = s.ep, .expert_tp = s.etp};
+  PassTime p;
+  if (what == 0 || what == 1) {
+    LayerType t = what == 0 ? LayerType::Dense : LayerType::Moe;
+    std::vector<KernelCost> ks = layer_kernels(m, t, w, sh), mine;
+    if (t == LayerType::Moe) {
+      // EP spans data-parallel ranks: a GPU's experts receive T·k·etp/tp copies (ep peers each
+      // send 1/ep of theirs), which the serving shard (EP inside TP) sees at T' = T·ep·etp/tp.
+      Workload we = w;
+      we.batch = w.batch * double(s.ep) * s.etp / s.tp;
+      std::vector<KernelCost> ke = layer_kernels(m, t, we, sh);
+      for (const KernelCost& k : ks)
+        if (!starts_with(k.name, "experts")) mine.push_back(k);
+      for (const KernelCost& k : ke)
+        if (starts_with(k.name, "experts")) mine.push_back(k);
+      ks = std::move(mine);
+    }
+    if (!req.flash_attention) ks.push_back(unfused_scores(m, s, req));
+    accumulate(p, cm, ks);
+  } else {
+    std::vector<KernelCost> head = head_kernels(m, w, sh);
+    if (what == 2) {
+      accumulate(p, cm, {head.front()});
+    } else {
+      std::vector<KernelCost> ks = {head[1]};  // final norm
+      for (const KernelCost& k : lm_head_kernels(m, w.tokens(), s.tp)) ks.push_back(k);
+      accumulate(p, cm, ks);
+    }
+  }
+  return pass_cache.emplace(key, p).first->second;
+}
+
+}  // namespace topoplan::train

@@ -1,0 +1,94 @@
+// Internal state of the training planner: the model as trained (formats of the precision), the
+// hardware models and the caches that make one strategy's evaluation a few hundred arithmetic
+// operations (docs/training.md, "Search").
+#pragma once
+
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "topoplan/collective.hpp"
+#include "topoplan/perf.hpp"
+#include "topoplan/train.hpp"
+
+namespace topoplan::train {
+
+// Parameters one GPU of a pipeline stage holds, split by how ZeRO shards them.
+struct StageParams {
+  double dense = 0;   // non-expert parameters (sharded over dp × cp)
+  double expert = 0;  // routed-expert parameters (sharded over the expert-data-parallel group)
+  double gemm = 0;    // parameters of TE linear layers (FP8 weight copies)
+  double layer = 0;   // largest decoder layer on this GPU (ZeRO-3 gather buffer)
+  int layers = 0, moe_layers = 0;
+};
+// Stage 0 (first) and pp − 1 (last) of a strategy's shard.
+StageParams stage_params(const ModelSpec& m, const TrainStrategy& s, int stage);
+
+// The model with the weight formats of the training precision: bf16 everywhere, or FP8 GEMMs
+// (per-tensor scales, Transformer Engine) with bf16 embedding, LM head, norms and router.
+ModelSpec as_trained(const ModelSpec& m, TrainPrecision p);
+
+// Memory of the most loaded GPU from precomputed stage parameters.
+TrainMemory memory_from(const ModelSpec& m, const TrainStrategy& s, const TrainRequest& q,
+                        double capacity_bytes, const StageParams& first, const StageParams& last,
+                        int micro_batches);
+
+// Compute time of one micro-batch of one layer (or the head) on one GPU, µs.
+struct PassTime {
+  double fwd = 0, bwd = 0;  // forward; backward (GEMMs 2×, attention 2.5×, the rest 2×)
+  double attn_fwd = 0;      // the attention kernel's forward (selective recompute)
+  double gemm_fwd = 0;      // GEMM forward time (what TP comm overlap can hide behind)
+  double fp8_cast = 0;      // forward activation casts to FP8 (part of fwd)
+};
+
+// Concurrent group pricing, cached by (op, stride, size, bytes): a group kind's geometry in rank
+// space, so the cost does not grow with the number of groups.
+class CommPricer {
+ public:
+  CommPricer(const Router& r, int gpus);
+  // Time (µs) of `op` on the group of `size` ranks spaced `stride` apart starting at rank 0,
+  // with every group of the same kind that shares one of its servers running at once.
+  double cost(CollOp op, int stride, int size, double bytes) const;
+  // The groups of that kind (members as device indices) touching group 0's servers.
+  std::vector<std::vector<int>> window(int stride, int size) const;
+  const Router& router() const { return *router_; }
+
+ private:
+  const Router* router_;
+  CollectiveModel model_;
+  std::vector<int> devices_;  // rank → device
+  int gpus_;
+  mutable std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> windows_;
+  mutable std::map<std::tuple<int, int, int, double>, double> cache_;
+};
+
+// Everything the search needs; one per plan_training call.
+struct Evaluator {
+  Evaluator(const ModelSpec& m, const Router& r, const TrainRequest& q);
+  ModelSpec model;  // as given (BF16 and FP8 copies below)
+  ModelSpec bf16, fp8;
+  const Router* router;
+  TrainRequest req;
+  int gpus = 0;
+  GpuSpec gpu;
+  ComputeModel cm;
+  CommPricer comm;
+  mutable std::map<std::tuple<int, int, int, int, int>, std::pair<StageParams, StageParams>>
+      params_cache;
+  mutable std::map<std::tuple<int, int, int, int, int, int, bool>, PassTime> pass_cache;
+
+  std::pair<StageParams, StageParams> stage_pair(const TrainStrategy& s) const;
+  // what: 0 dense layer, 1 MoE layer, 2 embedding, 3 final norm + LM head + loss.
+  PassTime pass(int what, const TrainStrategy& s) const;
+  TrainMemory memory(const TrainStrategy& s) const;
+  // Lower bound of the step (compute and bubble only), µs: a plan whose bound exceeds the k-th
+  // best step cannot enter the top k (exact pruning).
+  double lower_bound_us(const TrainStrategy& s) const;
+  TrainPlan evaluate(const TrainStrategy& s) const;
+  double peak_TFLOPS(TrainPrecision p) const;
+};
+
+int micro_batches(const TrainStrategy& s, const TrainRequest& q);
+
+}  // namespace topoplan::train

@@ -1,0 +1,231 @@
+// One training step of a strategy: per-micro-batch stage time (compute + exposed TP/CP/EP
+// communication), the pipeline schedule (bubble, send/recv), data-parallel gradient and parameter
+// traffic with Megatron's overlaps, ZeRO-3 gathers, the optimizer and FP8 bookkeeping
+// (docs/training.md, "Step time" and "Overlaps").
+#include <algorithm>
+#include <cmath>
+
+#include "plan/train_impl.hpp"
+
+namespace topoplan::train {
+
+namespace {
+
+// Compute and communication of one micro-batch through one pipeline stage (all its chunks).
+struct StageMb {
+  double fwd = 0, bwd = 0, rc = 0;  // compute
+  double tp = 0, tp_hidden = 0, cp = 0, cp_hidden = 0, ep = 0, ep_hidden = 0;
+  double layer_fwd = 0, layer_bwd = 0;  // one decoder layer (ZeRO-3 overlap window)
+  double total() const { return fwd + bwd + rc + tp + cp + ep; }
+};
+
+double hidden_part(double comm, double window) {
+  return std::min(comm, std::max(0.0, window));
+}
+
+}  // namespace
+
+// Per-layer communication and compute of one micro-batch of one stage.
+static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageParams& p,
+                        bool first, bool last) {
+  const ModelSpec& m = e.bf16;
+  const CommPricer& c = e.comm;
+  StageMb r;
+  const double T = e.req.seq / s.cp * s.micro_batch, h = m.hidden;
+  const bool full = s.recompute == Recompute::Full;
+  const double fwd_passes = full ? 2 : 1;  // full recompute runs each layer's forward again
+  // TP: 2 all-reduces per layer per pass, or 2 all-gathers + 2 reduce-scatters with SP
+  // (Korthikanti §4.2.2); buffer = T·h bf16.
+  double tp_pass = 0;
+  if (s.tp > 1) {
+    double bytes = T * h * 2;
+    tp_pass = s.sp ? 2 * (c.cost(CollOp::AllGather, 1, s.tp, bytes) +
+                          c.cost(CollOp::ReduceScatter, 1, s.tp, bytes))
+                   : 2 * c.cost(CollOp::AllReduce, 1, s.tp, bytes);
+  }
+  // CP ring attention: K and V of the local chunk travel around the CP ring (cp − 1 steps,
+  // the volume of an all-gather of cp chunks); backward sends K, V again and returns dK, dV.
+  double cp_fwd = 0, cp_bwd = 0;
+  if (s.cp > 1) {
+    double kv_width;
+    if (m.attention == AttentionKind::Mla)
+      kv_width = double(m.heads) / s.tp *
+                 (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim);
+    else
+      kv_width = 2 * std::ceil(double(m.kv_heads) / s.tp) * m.head_dim;
+    double chunk = T * kv_width * 2;
+    double ag = c.cost(CollOp::AllGather, s.tp, s.cp, chunk * s.cp);
+    cp_fwd = ag;
+    cp_bwd = ag + c.cost(CollOp::ReduceScatter, s.tp, s.cp, chunk * s.cp);
+  }
+  // EP: dispatch + combine all-to-all per MoE layer per pass; each GPU sends its T/tp tokens'
+  // top_k copies (Megatron-Core alltoall dispatcher).
+  double ep_pass = 0;
+  if (s.ep > 1 && m.is_moe()) {
+    double bytes = T / s.tp * m.moe.top_k * h * 2;
+    ep_pass = 2 * c.cost(CollOp::AllToAll, s.etp, s.ep, bytes);
+  }
+  for (int what = 0; what < 2; ++what) {
+    int n = what == 0 ? p.layers - p.moe_layers : p.moe_layers;
+    if (n == 0) continue;
+    PassTime t = e.pass(what, s);
+    r.fwd += n * t.fwd;
+    r.bwd += n * t.bwd;
+    if (full) r.rc += n * t.fwd;
+    if (s.recompute == Recompute::Selective) r.rc += n * t.attn_fwd;
+    r.layer_fwd = std::max(r.layer_fwd, t.fwd);
+    r.layer_bwd = std::max(r.layer_bwd, t.bwd);
+    double tp = (fwd_passes + 1) * tp_pass;
+    double tp_hidden = 0;
+    // Megatron --tp-comm-overlap (TE userbuffers, SP only): AG/RS pipelined with the GEMMs.
+    if (e.req.tp_comm_overlap && s.sp) tp_hidden = hidden_part(tp, 3 * t.gemm_fwd);
+    r.tp += n * (tp - tp_hidden);
+    r.tp_hidden += n * tp_hidden;
+    // Megatron's CP overlaps each ring step's P2P with the attention of the current chunk.
+    double cp_f = fwd_passes * cp_fwd, cp_b = cp_bwd;
+    double cp_h = hidden_part(cp_f, fwd_passes * t.attn_fwd) + hidden_part(cp_b, 2.5 * t.attn_fwd);
+    r.cp += n * (cp_f + cp_b - cp_h);
+    r.cp_hidden += n * cp_h;
+    if (what == 1) r.ep += n * (fwd_passes + 1) * ep_pass;  // not overlapped (see docs)
+  }
+  if (first) {
+    PassTime t = e.pass(2, s);
+    r.fwd += t.fwd, r.bwd += t.bwd;
+  }
+  if (last) {
+    PassTime t = e.pass(3, s);
+    r.fwd += t.fwd, r.bwd += t.bwd;
+  }
+  return r;
+}
+
+double Evaluator::lower_bound_us(const TrainStrategy& s) const {
+  auto [first, last] = stage_pair(s);
+  int m = micro_batches(s, req);
+  auto compute = [&](const StageParams& p, bool f, bool l) {
+    double t = 0;
+    for (int what = 0; what < 2; ++what) {
+      int n = what == 0 ? p.layers - p.moe_layers : p.moe_layers;
+      if (n == 0) continue;
+      PassTime x = pass(what, s);
+      t += n * (x.fwd + x.bwd +
+                (s.recompute == Recompute::Full        ? x.fwd
+                 : s.recompute == Recompute::Selective ? x.attn_fwd
+                                                       : 0));
+    }
+    if (f) t += pass(2, s).fwd + pass(2, s).bwd;
+    if (l) t += pass(3, s).fwd + pass(3, s).bwd;
+    return t;
+  };
+  double t_mb = std::max(compute(first, true, s.pp == 1), compute(last, s.pp == 1, true));
+  return t_mb * (m + (s.pp - 1.0) / s.vp);
+}
+
+TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
+  TrainPlan plan;
+  plan.strategy = s;
+  plan.micro_batches = micro_batches(s, req);
+  plan.memory = memory(s);
+  plan.reason = train_memory_problem(plan.memory);
+  plan.fits = plan.reason.empty();
+  if (!plan.fits) return plan;
+  const int m = plan.micro_batches;
+  auto [first, last] = stage_pair(s);
+  StageMb a = stage_mb(*this, s, first, true, s.pp == 1);
+  StageMb crit = a;
+  if (s.pp > 1) {
+    StageMb b = stage_mb(*this, s, last, false, true);
+    if (b.total() > a.total()) crit = b;
+  }
+  TrainBreakdown& B = plan.breakdown;
+  B.forward_us = m * crit.fwd, B.backward_us = m * crit.bwd, B.recompute_us = m * crit.rc;
+  B.tp_us = m * crit.tp, B.tp_hidden_us = m * crit.tp_hidden;
+  B.cp_us = m * crit.cp, B.cp_hidden_us = m * crit.cp_hidden;
+  B.ep_us = m * crit.ep;
+  B.bubble_us = pipeline_bubble_fraction(s.pp, s.vp, m) * m * crit.total();
+  // PP send/recv of T·h bf16 (1/tp of it with SP) per micro-batch and chunk boundary, both ways.
+  if (s.pp > 1) {
+    double bytes = req.seq / s.cp * s.micro_batch * bf16.hidden * 2 / (s.sp ? s.tp : 1);
+    double t = comm.cost(CollOp::SendRecv, s.tp * s.cp * s.dp, 2, bytes);
+    double all = 2.0 * m * s.vp * t;
+    // 1F1B (blocking p2p): every step's send/recv is on the critical path; interleaved with
+    // --overlap-p2p-communication: only the warm-up and cool-down transfers are exposed.
+    double exposed = s.vp > 1 ? 2.0 * (s.pp - 1) * t : 2.0 * (m + s.pp - 1) * t;
+    B.pp_us = exposed;
+    B.pp_hidden_us = std::max(0.0, all - exposed);
+  }
+  // Data parallel (dense params over dp × cp, experts over the expert-data-parallel group).
+  const double P_d = std::max(first.dense, last.dense), P_e = std::max(first.expert, last.expert);
+  const int dpz = s.dp * s.cp, edp = s.tp * s.cp * s.dp / (s.ep * s.etp);
+  const int L = std::max(1, std::max(first.layers, last.layers));
+  auto dp_op = [&](CollOp op, double dense_bytes, double expert_bytes) {
+    return comm.cost(op, s.tp, dpz, dense_bytes) + comm.cost(op, s.etp * s.ep, edp, expert_bytes);
+  };
+  // Overlap with the last micro-batch's backward (--overlap-grad-reduce) or the next step's
+  // first forward (--overlap-param-gather): all but the last bucket (one layer's) can hide.
+  auto overlapped = [&](double c, double window) {
+    double h = hidden_part(c * (1 - 1.0 / L), window);
+    B.dp_us += c - h;
+    B.dp_hidden_us += h;
+  };
+  if (s.zero == 0) overlapped(dp_op(CollOp::AllReduce, 2 * P_d, 2 * P_e), crit.bwd);
+  if (s.zero == 1 || s.zero == 2) {
+    double rs = dp_op(CollOp::ReduceScatter, 2 * P_d, 2 * P_e);
+    // ZeRO-2 keeps only a gradient shard, so every micro-batch's gradients are reduced.
+    for (int i = 0; i < (s.zero == 2 ? m : 1); ++i) overlapped(rs, crit.bwd);
+    overlapped(dp_op(CollOp::AllGather, 2 * P_d, 2 * P_e), crit.fwd);
+  }
+  if (s.zero == 3) {
+    // Per layer and micro-batch: gather the layer for its forward and again for its backward,
+    // reduce-scatter its gradients; each prefetched behind the previous layer's compute.
+    double ag = dp_op(CollOp::AllGather, 2 * P_d / L, 2 * P_e / L);
+    double rs = dp_op(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
+    double n = double(m) * L;
+    double ag_exp = std::max(0.0, ag - crit.layer_fwd) + std::max(0.0, ag - crit.layer_bwd);
+    B.zero3_us = n * ag_exp + ag;  // the first gather has nothing to hide behind
+    B.zero3_hidden_us = n * 2 * ag - n * ag_exp;
+    double rs_exp = std::max(0.0, rs - std::max(0.0, crit.layer_bwd - ag));
+    B.dp_us = n * rs_exp;
+    B.dp_hidden_us = n * (rs - rs_exp);
+  }
+  // Optimizer: fused Adam reads fp32 master, m, v and bf16 grads, writes master, m, v, bf16
+  // params (28 B/param) plus the gradient-norm read for clipping (2 B): memory-bound.
+  double opt_params = P_d / (s.zero >= 1 ? dpz : 1) + P_e / (s.zero >= 1 ? edp : 1);
+  double opt_bytes = 30 * opt_params;
+  B.optimizer_us = opt_bytes / (cm.achieved_hbm_GBps(opt_bytes) * 1e3);
+  if (s.precision == TrainPrecision::FP8) {
+    // Transformer Engine per step: cast each linear weight to FP8 and its transpose once (read
+    // 2 B, write 2 × 1 B); per micro-batch: the amax-history all-reduce over the data-parallel
+    // group (delayed scaling, one fused buffer of ~3 fp32 amaxes per linear).
+    double gemm = std::max(first.gemm, last.gemm);
+    double cast_bytes = 4 * gemm;
+    B.fp8_overhead_us = cast_bytes / (cm.achieved_hbm_GBps(cast_bytes) * 1e3);
+    B.fp8_overhead_us += m * comm.cost(CollOp::AllReduce, s.tp, dpz, L * 4 * 3 * 4.0);
+  }
+  B.total_us = B.forward_us + B.backward_us + B.recompute_us + B.tp_us + B.cp_us + B.ep_us +
+               B.bubble_us + B.pp_us + B.dp_us + B.zero3_us + B.optimizer_us + B.fp8_overhead_us;
+  // Metrics.
+  const double step_s = B.total_us * 1e-6;
+  const int G = s.gpus();
+  plan.step_time_ms = B.total_us / 1e3;
+  plan.tokens_per_s = req.global_batch * req.seq / step_s;
+  plan.tokens_per_s_per_gpu = plan.tokens_per_s / G;
+  double model_flops = training_model_flops(model, req.seq, req.global_batch);
+  double extra = 0;  // what recompute executes on top (forward = 1/3 of the model FLOPs)
+  if (s.recompute == Recompute::Full) extra = model_flops / 3;
+  if (s.recompute == Recompute::Selective) {
+    // The attention-score FLOPs (QKᵀ at qk width, AV at v width, all s keys), one forward:
+    // 2·G·s²·L·a·(qk + v), a third of their forward + backward in the model count.
+    bool mla = model.attention == AttentionKind::Mla;
+    double qk = mla ? model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim : model.head_dim;
+    double v = mla ? model.mla.v_head_dim : model.head_dim;
+    extra = 2.0 * req.global_batch * req.seq * req.seq * model.layers * model.heads * (qk + v);
+  }
+  plan.tflops_per_gpu = model_flops / step_s / G / 1e12;
+  plan.hw_tflops_per_gpu = (model_flops + extra) / step_s / G / 1e12;
+  plan.mfu = plan.tflops_per_gpu / peak_TFLOPS(s.precision);
+  if (req.train_tokens > 0) plan.days_to_train = req.train_tokens / plan.tokens_per_s / 86400;
+  return plan;
+}
+
+}  // namespace topoplan::train

@@ -1,0 +1,26 @@
+# CLI tests of `topoplan plan --mode train` (docs/training.md).
+topoplan_cli_test(plan_train_llama_3_8b_json
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq 4096
+                       --global-batch 32 --top 2 --json --no-timing
+                  GOLDEN plan_train_llama_3_8b.json)
+topoplan_cli_test(plan_train_table
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq 4096
+                       --global-batch 32 --train-tokens 1e12
+                  EXPECT_STDOUT "llama-3-8b training on hgx-h100-8.*(beats|tie).*strategies enumerated")
+topoplan_cli_test(plan_train_pins
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq 4096
+                       --global-batch 32 --tp 2 --pp 2 --vp 2 --zero 1 --recompute selective
+                       --precision bf16 --sp true --micro-batch 1 --top 1
+                  EXPECT_STDOUT "tp2 sp cp1 pp2 vp2 dp2 zero1 rc:selective mb1 bf16")
+topoplan_cli_test(plan_train_no_fit
+                  ARGS plan --mode train --model llama-3.1-405b --topology hgx-h100-8 --json
+                  EXIT 3 EXPECT_STDOUT "\"fits\": false")
+topoplan_cli_test(plan_train_bad_recompute
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --recompute some
+                  EXIT 2 EXPECT_STDERR "unknown recompute .some.")
+topoplan_cli_test(plan_train_bad_zero
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --zero 4
+                  EXIT 2 EXPECT_STDERR "--zero")
+topoplan_cli_test(plan_train_bad_ep
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --ep 2
+                  EXIT 2 EXPECT_STDERR "--ep")

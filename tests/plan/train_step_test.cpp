@@ -1,0 +1,203 @@
+// Step time of a training strategy: every term against its own hand derivation (kernel sums,
+// collective volumes priced directly with the collective engine, schedule identities).
+#include <doctest/doctest.h>
+
+#include "model/tiny_models.hpp"
+#include "plan/plan_test_util.hpp"
+#include "plan/train_impl.hpp"
+#include "topoplan/topology.hpp"
+
+using namespace topoplan;
+
+namespace {
+
+TrainRequest request(double seq, int gbs) {
+  TrainRequest q;
+  q.seq = seq;
+  q.global_batch = gbs;
+  q.reserve_bytes = 0;
+  return q;
+}
+
+std::vector<int> gpus(const test::Machine& mc, std::initializer_list<int> idx) {
+  std::vector<int> g;
+  for (int i : idx) g.push_back(mc.topology.gpus()[i]);
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("train step: backward = 2x forward GEMMs, 2.5x attention; recompute adds forward") {
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = load_model("llama-3-8b");
+  TrainRequest q = request(4096, 8);
+  q.gpus = 8;
+  train::Evaluator e(m, *mc.router, q);
+  TrainStrategy s{.dp = 8, .zero = 3, .micro_batch = 1};
+  // By hand: price the layer's kernels at the training shape (prefill of 4,096 tokens).
+  Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 4096, .context = 0};
+  double fwd = 0, bwd = 0, attn = 0;
+  for (const KernelCost& k : layer_kernels(e.bf16, LayerType::Dense, w, Shard{})) {
+    double t = e.cm.kernel_time_us(k);
+    fwd += t;
+    bool gemm = k.kind == KernelKind::Gemm;
+    bwd += t * (gemm ? 2.0 : k.kind == KernelKind::Attention ? 2.5 : 2.0);
+    if (k.kind == KernelKind::Attention) attn += t;
+  }
+  train::PassTime p = e.pass(0, s);
+  CHECK(p.fwd == doctest::Approx(fwd));
+  CHECK(p.bwd == doctest::Approx(bwd));
+  CHECK(p.attn_fwd == doctest::Approx(attn));
+  // Whole step, pp 1, 1 micro-batch per replica of 32 layers: recompute adds each layer's
+  // forward (full) or its attention forward (selective).
+  s.recompute = Recompute::Full;
+  TrainPlan full = e.evaluate(s);
+  REQUIRE(full.fits);
+  CHECK(full.breakdown.recompute_us == doctest::Approx(32 * p.fwd));
+  s.recompute = Recompute::Selective;
+  CHECK(e.evaluate(s).breakdown.recompute_us == doctest::Approx(32 * p.attn_fwd));
+}
+
+TEST_CASE("train step: TP all-reduces, or all-gathers + reduce-scatters with SP, per layer") {
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = load_model("llama-3-8b");
+  TrainRequest q = request(2048, 4);
+  CollectiveModel cm(*mc.router);
+  auto tp2 = gpus(mc, {0, 1});
+  const double bytes = 2048.0 * 4096 * 2;  // T x h x bf16 for one micro-batch of one sequence
+  // No SP: 2 all-reduces forward + 2 backward per layer; 4 micro-batches x 32 layers.
+  TrainStrategy s{.tp = 2, .zero = 0, .recompute = Recompute::Selective, .micro_batch = 1};
+  TrainPlan p = evaluate_training(m, *mc.router, q, s);
+  REQUIRE(p.fits);
+  double ar = cm.cost(CollOp::AllReduce, tp2, bytes).time_us;
+  CHECK(p.breakdown.tp_us == doctest::Approx(4 * 32 * 4 * ar));
+  // SP: each all-reduce becomes an all-gather + a reduce-scatter of the full buffer.
+  s.sp = true;
+  p = evaluate_training(m, *mc.router, q, s);
+  double ag = cm.cost(CollOp::AllGather, tp2, bytes).time_us;
+  double rs = cm.cost(CollOp::ReduceScatter, tp2, bytes).time_us;
+  CHECK(p.breakdown.tp_us == doctest::Approx(4 * 32 * 4 * (ag + rs)));
+  // Full recompute repeats the forward's collectives: 3 passes instead of 2.
+  s.recompute = Recompute::Full;
+  p = evaluate_training(m, *mc.router, q, s);
+  CHECK(p.breakdown.tp_us == doctest::Approx(4 * 32 * 6 * (ag + rs)));
+}
+
+TEST_CASE("train step: CP ring exchange volume and its overlap with attention") {
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = load_model("llama-3-8b");  // 8 KV heads of 128
+  TrainRequest q = request(8192, 4);
+  CollectiveModel cm(*mc.router);
+  TrainStrategy s{.cp = 2, .dp = 4, .zero = 3, .micro_batch = 1};
+  TrainPlan p = evaluate_training(m, *mc.router, q, s);
+  REQUIRE(p.fits);
+  // Chunk of one CP rank: 4,096 tokens x (K + V: 2 x 8 x 128) x 2 B = 16 MiB; ring volume of an
+  // all-gather of cp chunks. Forward: 1 exchange; backward: K/V again + dK/dV back.
+  double chunk = 4096.0 * 2 * 8 * 128 * 2;
+  // The four CP pairs of the server exchange at once (they share no NVSwitch port).
+  std::vector<std::vector<int>> pairs{gpus(mc, {0, 1}), gpus(mc, {2, 3}), gpus(mc, {4, 5}),
+                                      gpus(mc, {6, 7})};
+  auto slowest = [&](CollOp op) {
+    double t = 0;
+    for (const auto& c : cm.cost_concurrent(op, pairs, 2 * chunk)) t = std::max(t, c.time_us);
+    return t;
+  };
+  double ag = slowest(CollOp::AllGather), rs = slowest(CollOp::ReduceScatter);
+  const TrainBreakdown& b = p.breakdown;
+  // One micro-batch per replica (4 sequences / dp 4), 32 layers.
+  CHECK(b.cp_us + b.cp_hidden_us == doctest::Approx(32 * (2 * ag + rs)));
+  CHECK(b.cp_hidden_us > 0);  // hidden behind the attention of the current chunk
+  train::Evaluator e(m, *mc.router, [&] {
+    TrainRequest r = q;
+    r.gpus = 8;
+    return r;
+  }());
+  double attn = e.pass(0, s).attn_fwd;
+  CHECK(b.cp_hidden_us ==
+        doctest::Approx(32 * (std::min(ag, attn) + std::min(ag + rs, 2.5 * attn))));
+}
+
+TEST_CASE("train step: DP gradient and parameter traffic per ZeRO stage") {
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = test::tiny_dense();  // 1,256 parameters, 2 layers
+  TrainRequest q = request(16, 8);
+  CollectiveModel cm(*mc.router);
+  auto dp4 = gpus(mc, {0, 1, 2, 3});
+  const double grads = 2 * 1256.0;  // bf16
+  double ar = cm.cost(CollOp::AllReduce, dp4, grads).time_us;
+  double rs = cm.cost(CollOp::ReduceScatter, dp4, grads).time_us;
+  double ag = cm.cost(CollOp::AllGather, dp4, grads).time_us;
+  auto dp_total = [&](int zero) {
+    TrainPlan p = evaluate_training(m, *mc.router, q, TrainStrategy{.dp = 4, .zero = zero});
+    return p.breakdown.dp_us + p.breakdown.dp_hidden_us;
+  };
+  CHECK(dp_total(0) == doctest::Approx(ar));           // one all-reduce of the gradients
+  CHECK(dp_total(1) == doctest::Approx(rs + ag));      // distributed optimizer: RS + AG
+  CHECK(dp_total(2) == doctest::Approx(2 * rs + ag));  // RS for each of the 2 micro-batches
+  // ZeRO-3: per layer and micro-batch 2 gathers of the layer's share (2 B x 1256 / 2 layers)
+  // and 1 reduce-scatter; the first gather is exposed on top.
+  double ag_l = cm.cost(CollOp::AllGather, dp4, grads / 2).time_us;
+  double rs_l = cm.cost(CollOp::ReduceScatter, dp4, grads / 2).time_us;
+  TrainPlan z3 = evaluate_training(m, *mc.router, q, TrainStrategy{.dp = 4, .zero = 3});
+  const TrainBreakdown& b = z3.breakdown;
+  CHECK(b.zero3_us + b.zero3_hidden_us == doctest::Approx(2 * 2 * 2 * ag_l + ag_l));
+  CHECK(b.dp_us + b.dp_hidden_us == doctest::Approx(2 * 2 * rs_l));
+}
+
+TEST_CASE("train step: pipeline bubble, send/recv count and optimizer") {
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = load_model("llama-3-8b");
+  TrainRequest q = request(2048, 16);
+  TrainStrategy s{.pp = 4, .dp = 1, .zero = 0, .micro_batch = 1};
+  TrainPlan p = evaluate_training(m, *mc.router, q, s);
+  REQUIRE(p.fits);
+  const TrainBreakdown& b = p.breakdown;
+  // bubble = (pp − 1)/(vp·m) x m x t_mb, t_mb the critical stage's time per micro-batch.
+  double t_mb = (b.compute_us() + b.tp_us + b.cp_us + b.ep_us) / 16;
+  CHECK(b.bubble_us == doctest::Approx(3.0 / 16 * 16 * t_mb));
+  // 1F1B: 2 (m + pp − 1) exposed transfers of T x h x 2 B between neighbouring stages.
+  CollectiveModel cm(*mc.router);
+  auto pair = gpus(mc, {0, 1});
+  double t = cm.send_recv(pair[0], pair[1], 2048.0 * 4096 * 2).time_us;
+  CHECK(b.pp_us == doctest::Approx(2 * (16 + 3) * t));
+  s.vp = 2;
+  TrainPlan v = evaluate_training(m, *mc.router, q, s);
+  CHECK(v.breakdown.bubble_us < b.bubble_us);
+  CHECK(v.breakdown.pp_us == doctest::Approx(2 * 3 * t));  // interleaved: overlap p2p
+  CHECK(v.breakdown.pp_us + v.breakdown.pp_hidden_us == doctest::Approx(2 * 16 * 2 * t));
+  // Optimizer: 30 B per local parameter at the achieved HBM bandwidth of that stream.
+  train::Evaluator e(m, *mc.router, [&] {
+    TrainRequest r = q;
+    r.gpus = 4;
+    return r;
+  }());
+  auto [first, last] = e.stage_pair(s);
+  double params = std::max(first.dense, last.dense);
+  double bytes = 30 * params;
+  CHECK(b.optimizer_us == doctest::Approx(bytes / (e.cm.achieved_hbm_GBps(bytes) * 1e3)));
+  CHECK(b.total_us ==
+        doctest::Approx(b.compute_us() + b.tp_us + b.cp_us + b.ep_us + b.bubble_us + b.pp_us +
+                        b.dp_us + b.zero3_us + b.optimizer_us + b.fp8_overhead_us));
+}
+
+TEST_CASE("model FLOPs: Megatron's formula reduces to 72BsLh²(1 + s/6h + V/12Lh) for GPT-3") {
+  ModelSpec g = load_model("gpt3-175b");  // MHA, GELU 4h
+  double B = 1536, s = 2048, L = g.layers, h = g.hidden, V = g.vocab;
+  double korthikanti = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+  CHECK(training_model_flops(g, s, B) == doctest::Approx(korthikanti));
+}
+
+TEST_CASE("model FLOPs: the parameter count form (used for MLA) equals Megatron's for MHA") {
+  // 6 FLOPs per active linear parameter per token + attention scores 12·L·s·q per token.
+  ModelSpec l = load_model("llama-3-8b");
+  ParamBreakdown act = count_params(l).active;
+  double linear = act.sum() - act[Part::Norms] - act[Part::Router];
+  double s = 8192, q = double(l.heads) * l.head_dim;
+  double per_token = 6 * linear + 12 * l.layers * s * q;
+  CHECK(training_model_flops(l, s, 1) == doctest::Approx(per_token * s));
+  // DeepSeek-V3 (MLA, 37B active): about 6 x 37e9 FLOPs per token plus the scores.
+  ModelSpec d = load_model("deepseek-v3");
+  double f = training_model_flops(d, 4096, 1) / 4096;
+  CHECK(f > 6 * 36e9);
+  CHECK(f < 6 * 40e9 + 6.0 * 61 * 4096 * 128 * (192 + 128));
+}

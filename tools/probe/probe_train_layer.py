@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Times one Llama-style decoder layer's forward and forward+backward on one GPU at the shapes a
+TP shard sees, and a small model's whole training step (forward, backward, fused AdamW), in bf16
+with PyTorch (cuBLAS GEMMs, SDPA flash attention). Writes JSON (docs/training.md, "Calibration").
+Usage: probe_train_layer.py --out FILE
+"""
+import argparse, json, time, statistics
+import torch
+import torch.nn.functional as F
+
+dev = "cuda"
+dt = torch.bfloat16
+
+
+class Layer(torch.nn.Module):
+    def __init__(s, h, heads, kv, d, inter):
+        super().__init__()
+        s.heads, s.kv, s.d = heads, kv, d
+        s.n1 = torch.nn.RMSNorm(h, dtype=dt)
+        s.n2 = torch.nn.RMSNorm(h, dtype=dt)
+        s.qkv = torch.nn.Linear(h, (heads + 2 * kv) * d, bias=False, dtype=dt)
+        s.o = torch.nn.Linear(heads * d, h, bias=False, dtype=dt)
+        s.up = torch.nn.Linear(h, 2 * inter, bias=False, dtype=dt)
+        s.down = torch.nn.Linear(inter, h, bias=False, dtype=dt)
+
+    def forward(s, x):  # x: [b, T, h]
+        b, T, _ = x.shape
+        q, k, v = s.qkv(s.n1(x)).split([s.heads * s.d, s.kv * s.d, s.kv * s.d], -1)
+        q = q.view(b, T, s.heads, s.d).transpose(1, 2)
+        k = k.view(b, T, s.kv, s.d).transpose(1, 2)
+        v = v.view(b, T, s.kv, s.d).transpose(1, 2)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        x = x + s.o(a.transpose(1, 2).reshape(b, T, s.heads * s.d))
+        g, u = s.up(s.n2(x)).chunk(2, -1)
+        return x + s.down(F.silu(g) * u)
+
+
+def timeit(fn, reps=10, warm=3):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        fn()
+        e1.record()
+        torch.cuda.synchronize()
+        ts.append(e0.elapsed_time(e1) * 1e3)  # µs
+    return {"median_us": statistics.median(ts), "min_us": min(ts), "max_us": max(ts), "reps": reps}
+
+
+def layer_point(name, h, heads, kv, d, inter, T):
+    L = Layer(h, heads, kv, d, inter).to(dev)
+    x = torch.randn(1, T, h, device=dev, dtype=dt, requires_grad=True)
+    gy = torch.randn(1, T, h, device=dev, dtype=dt)
+
+    def fwd():
+        with torch.no_grad():
+            L(x)
+
+    def fwd_bwd():
+        y = L(x)
+        y.backward(gy)
+
+    return {"name": name, "hidden": h, "heads": heads, "kv_heads": kv, "head_dim": d,
+            "intermediate": inter, "tokens": T, "forward": timeit(fwd), "forward_backward": timeit(fwd_bwd)}
+
+
+def model_point(h, heads, kv, d, inter, layers, vocab, T):
+    emb = torch.nn.Embedding(vocab, h, dtype=dt).to(dev)
+    blocks = torch.nn.ModuleList([Layer(h, heads, kv, d, inter) for _ in range(layers)]).to(dev)
+    norm = torch.nn.RMSNorm(h, dtype=dt).to(dev)
+    head = torch.nn.Linear(h, vocab, bias=False, dtype=dt).to(dev)
+    params = list(emb.parameters()) + list(blocks.parameters()) + list(norm.parameters()) + list(head.parameters())
+    # fp32 master weights are not kept here: AdamW(fused) updates the bf16 params in place.
+    opt = torch.optim.AdamW(params, lr=1e-4, fused=True)
+    tok = torch.randint(0, vocab, (1, T), device=dev)
+
+    def step():
+        x = emb(tok)
+        for b in blocks:
+            x = b(x)
+        loss = F.cross_entropy(head(norm(x)).float().view(-1, vocab), tok.view(-1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    n = sum(p.numel() for p in params)
+    return {"name": "small_model_step", "hidden": h, "heads": heads, "kv_heads": kv, "head_dim": d,
+            "intermediate": inter, "layers": layers, "vocab": vocab, "tokens": T, "params": n,
+            "step": timeit(step, reps=8, warm=3)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    t0 = time.time()
+    out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+           "cuda": torch.version.cuda, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+           "command": "python3 tools/probe/probe_train_layer.py --out $OUT/train_layer.json",
+           "points": []}
+    # Llama-3-8B layer (TP1) and Llama-3-70B layer's TP4 and TP8 shards, 8192 tokens (one sequence).
+    out["points"].append(layer_point("llama3_8b_tp1", 4096, 32, 8, 128, 14336, 8192))
+    out["points"].append(layer_point("llama3_70b_tp4", 8192, 16, 2, 128, 7168, 8192))
+    out["points"].append(layer_point("llama3_70b_tp8", 8192, 8, 1, 128, 3584, 8192))
+    out["points"].append(model_point(2048, 16, 8, 128, 8192, 16, 32768, 4096))
+    out["wall_s"] = time.time() - t0
+    json.dump(out, open(a.out, "w"), indent=1)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
