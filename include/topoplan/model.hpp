@@ -186,6 +186,17 @@ struct Shard {
 // splits) and throw InputError("shard", ...) for tp < 1 or ep < 1.
 std::optional<std::string> shard_problem(const ModelSpec& m, const Shard& s);
 
+// ---- Per-shard quantities: the one rule for each, used by kernels, memory and the planners ----
+// Query heads one GPU computes: every head under attention DP, heads / tp otherwise.
+double query_heads_per_rank(const ModelSpec& m, const Shard& s);
+// KV heads one GPU holds (MHA/GQA): every KV head under attention DP, else ceil(kv_heads / tp):
+// vLLM shards KV heads when tp divides them and replicates each on tp / kv_heads ranks when
+// tp > kv_heads (so a rank never holds less than one).
+double kv_heads_per_rank(const ModelSpec& m, const Shard& s);
+// Intermediate size of all shared experts together (one MLP of that width): num_shared_experts
+// × shared_intermediate, the routed experts' intermediate size when the model gives none.
+double shared_experts_intermediate(const ModelSpec& m);
+
 enum class Phase { Prefill, Decode };
 std::string_view to_string(Phase p);
 
@@ -196,7 +207,17 @@ struct Workload {
   double new_tokens = 1;  // tokens per sequence in this step (prompt chunk, or 1 for decode)
   double context = 0;     // tokens per sequence already in the KV cache (L)
   double tokens() const { return batch * new_tokens; }
+  // Rows the LM head (and the logits gather) computes: prefill only needs the next-token logits
+  // of each sequence's last position (batch rows); a decode step needs every new token's.
+  double logit_rows() const { return phase == Phase::Prefill ? batch : tokens(); }
 };
+
+// Field rules shared by every request that carries a workload (PlanRequest, model show,
+// roofline), so one field has one rule wherever it is asked. Each throws FieldError(field, ...).
+// batch: at least 1 sequence; with `zero_searches`, 0 is also accepted (the planner searches it).
+void require_batch(double batch, bool zero_searches = false);
+void require_tokens(double tokens, const char* field);  // at least 1 token
+void require_context(double context);                   // "context": not negative
 
 // Expected distinct experts, among the `local_experts` of one EP shard, touched by `tokens`
 // tokens each picking `top_k` of `experts` uniformly: local·(1 − (1 − k/E)^T).

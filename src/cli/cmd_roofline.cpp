@@ -23,8 +23,8 @@ struct RooflineArgs {
 };
 
 int run_roofline(const RooflineArgs& a) {
-  if (!(a.batch >= 1)) throw InputError("--batch", "", "must be >= 1");
-  if (!(a.context >= 0)) throw InputError("--context", "", "must not be negative");
+  require_batch(a.batch);
+  require_context(a.context);
   ModelSpec m = load_model_with(a.model, a.precision);
   if (m.heads % a.tp != 0)
     throw InputError("--tp", "",

@@ -176,11 +176,11 @@ CollectiveCost CollectiveModel::Impl::p2p(const GroupInfo& g, const GroupLoad& l
                                           double size, double bytes_per_peer,
                                           const CollectiveOptions& o) const {
   if (o.algorithm != Algorithm::Auto && o.algorithm != Algorithm::Direct)
-    throw InputError("--algo", "",
+    throw FieldError("algorithm",
                      std::string(to_string(op)) + " uses direct point-to-point transfers");
   const Protocol pr =
       o.protocol == Protocol::Auto ? comm::p2p_protocol(bytes_per_peer, tuning) : o.protocol;
-  if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
+  if (pr == Protocol::LL128) throw FieldError("protocol", "point-to-point uses LL or Simple");
   return one(g, l, op, Algorithm::Direct, pr, size);
 }
 
@@ -257,7 +257,7 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
     }
   }
   if (best.slowest < 0)
-    throw InputError("--algo/--proto", "",
+    throw FieldError("algorithm/protocol",
                      "cannot run " + std::string(to_string(op)) + ": " + why_not);
   return best;
 }

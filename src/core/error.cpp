@@ -13,6 +13,20 @@ std::string compose(const std::string& source, const std::string& location,
   return msg + what;
 }
 
+// "{name}" → name_of(name); text without braces comes back unchanged.
+std::string render_fields(const std::string& text,
+                          const std::function<std::string(const std::string&)>& name_of) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t open = text.find('{', i), close = text.find('}', open);
+    if (open == std::string::npos || close == std::string::npos) break;
+    out += text.substr(i, open - i) + name_of(text.substr(open + 1, close - open - 1));
+    i = close + 1;
+  }
+  return out + text.substr(std::min(i, text.size()));
+}
+
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);
   std::iota(row.begin(), row.end(), 0);
@@ -53,6 +67,19 @@ InputError::InputError(const std::string& source, const std::string& location,
       detail_(what) {}
 
 InputError::InputError(const std::string& what) : Error(what, 2), detail_(what) {}
+
+namespace {
+std::string field_name(const std::string& name) { return name; }
+}  // namespace
+
+FieldError::FieldError(const std::string& field, const std::string& detail_template)
+    : InputError(field, "", render_fields(detail_template, field_name)),
+      template_(detail_template) {}
+
+std::string FieldError::detail_with(
+    const std::function<std::string(const std::string&)>& name_of) const {
+  return render_fields(template_, name_of);
+}
 
 UnknownNameError::UnknownNameError(const std::string& kind, const std::string& name,
                                    const std::vector<std::string>& known)

@@ -81,8 +81,7 @@ double kv_bytes_per_token(const ModelSpec& m, const Shard& s, int pp) {
   if (m.attention == AttentionKind::Mla) {
     per_layer = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;  // one latent shared by all heads
   } else {
-    double kv = s.attention_dp ? m.kv_heads : std::ceil(double(m.kv_heads) / s.tp);
-    per_layer = 2 * kv * m.head_dim;  // K and V
+    per_layer = 2 * kv_heads_per_rank(m, s) * m.head_dim;  // K and V
   }
   return stage_layers(m, pp, 0).count * per_layer * element_bytes(m.dtypes.kv_cache);
 }

@@ -1,4 +1,6 @@
 // Shard validity: which TP/EP splits of a model are meaningful.
+#include <cmath>
+
 #include "model/params.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -29,6 +31,18 @@ void require_valid_degrees(const Shard& s) {
     throw InputError("shard", "",
                      "tp and ep must be at least 1 (tp=" + std::to_string(s.tp) +
                          ", ep=" + std::to_string(s.ep) + ")");
+}
+
+double query_heads_per_rank(const ModelSpec& m, const Shard& s) {
+  return s.attention_dp ? double(m.heads) : double(m.heads) / s.tp;
+}
+
+double kv_heads_per_rank(const ModelSpec& m, const Shard& s) {
+  return s.attention_dp ? double(m.kv_heads) : std::ceil(double(m.kv_heads) / s.tp);
+}
+
+double shared_experts_intermediate(const ModelSpec& m) {
+  return m.moe.num_shared_experts * shared_intermediate(m);
 }
 
 }  // namespace topoplan

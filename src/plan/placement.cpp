@@ -74,7 +74,7 @@ Coords coords_of(const Strategy& s, PlacementOrder order, int rank) {
 void validate_strategy(const Router& router, const Strategy& s) {
   auto dim = [](const char* name, int v) {
     if (v < 1)
-      throw InputError("strategy", std::string("--") + name,
+      throw FieldError(std::string("strategy.") + name,
                        std::string(name) + " must be at least 1, got " + std::to_string(v));
   };
   dim("tp", s.tp);
@@ -82,7 +82,7 @@ void validate_strategy(const Router& router, const Strategy& s) {
   dim("dp", s.dp);
   dim("ep", s.ep);
   if (s.tp % s.ep != 0)
-    throw InputError("strategy", "--ep",
+    throw FieldError("strategy.ep",
                      "ep " + std::to_string(s.ep) + " must divide tp " + std::to_string(s.tp) +
                          " (experts are split inside each TP group)");
   const auto available = router.topology().gpus().size();

@@ -53,34 +53,34 @@ double serve_queue_us(double prompts_us, double cycle_us, double batch, double s
 }
 
 void PlanRequest::validate(const ModelSpec& m) const {
-  auto need = [](bool ok, const char* flag, const std::string& why) {
-    if (!ok) throw InputError(flag, "", why);
+  auto need = [](bool ok, const char* field, const std::string& why) {
+    if (!ok) throw FieldError(field, why);
   };
-  need(batch == 0 || batch >= 1, "--batch", "must be at least 1 sequence (or 0: searched)");
-  need(prompt >= 1, "--prompt", "must be at least 1 token");
-  need(output >= 1, "--output", "must be at least 1 token");
-  need(context >= 0, "--context", "must not be negative");
-  need(tpot_max_ms >= 0, "--tpot-max", "must not be negative");
-  need(ttft_max_ms >= 0, "--ttft-max", "must not be negative");
-  need(gpus >= 0, "--gpus", "must not be negative");
-  need(mem_util > 0 && mem_util <= 1, "--mem-util", "must be in (0, 1]");
-  need(prefill_chunk >= 1, "--prefill-chunk", "must be at least 1 token");
-  need(top >= 1, "--top", "must be at least 1");
+  require_batch(batch, /*zero_searches=*/true);
+  require_tokens(prompt, "prompt");
+  require_tokens(output, "output");
+  require_context(context);
+  need(tpot_max_ms >= 0, "tpot_max_ms", "must not be negative");
+  need(ttft_max_ms >= 0, "ttft_max_ms", "must not be negative");
+  need(gpus >= 0, "gpus", "must not be negative");
+  need(mem_util > 0 && mem_util <= 1, "mem_util", "must be in (0, 1]");
+  need(prefill_chunk >= 1, "prefill_chunk", "must be at least 1 token");
+  need(top >= 1, "top", "must be at least 1");
   for (const auto& [pin, flag] :
-       {std::pair{tp, "--tp"}, std::pair{pp, "--pp"}, std::pair{dp, "--dp"}, std::pair{ep, "--ep"}})
+       {std::pair{tp, "tp"}, std::pair{pp, "pp"}, std::pair{dp, "dp"}, std::pair{ep, "ep"}})
     need(!pin || *pin >= 1, flag, "must be at least 1");
-  need(!ep || *ep == 1 || m.is_moe(), "--ep", m.name + " is not a mixture-of-experts model");
-  need(!attention_dp || !*attention_dp || m.is_moe(), "--attention-dp",
+  need(!ep || *ep == 1 || m.is_moe(), "ep", m.name + " is not a mixture-of-experts model");
+  need(!attention_dp || !*attention_dp || m.is_moe(), "attention_dp",
        "attention data parallelism is modelled for MoE models only; " + m.name + " is dense");
   if (mtp_accept > 0) {
-    need(mtp_draft >= 1, "--mtp-draft", "must be at least 1");
-    need(mtp_accept >= 1 && mtp_accept <= 1 + mtp_draft, "--mtp-accept",
+    need(mtp_draft >= 1, "mtp_draft", "must be at least 1");
+    need(mtp_accept >= 1 && mtp_accept <= 1 + mtp_draft, "mtp_accept",
          "acceptance length must be in [1, 1 + draft tokens = " + std::to_string(1 + mtp_draft) +
              "]");
   }
-  need(mtp_accept == 0 || mtp_accept >= 1, "--mtp-accept", "must be 0 (off) or at least 1");
+  need(mtp_accept == 0 || mtp_accept >= 1, "mtp_accept", "must be 0 (off) or at least 1");
   need(max_sequence() <= std::max(m.max_context, 1) || m.max_context == 0,
-       mode == PlanMode::Prefill ? "--prompt" : "--prompt/--output",
+       mode == PlanMode::Prefill ? "prompt" : "prompt/output",
        std::string(mode == PlanMode::Prefill ? "prompt (" : "prompt + output (") +
            std::to_string(static_cast<long long>(max_sequence())) +
            " tokens) exceeds the model's context of " + std::to_string(m.max_context));

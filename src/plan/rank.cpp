@@ -160,14 +160,14 @@ PlanOutput Planner::run() const {
   std::vector<ParetoPoint> all;
   std::vector<Strategy> strategies = enumerate_strategies(x.model, x.gpus, x.req);
   if (strategies.empty())
-    throw InputError("--tp/--pp/--dp/--ep", "",
+    throw FieldError("tp/pp/dp/ep",
                      "no strategy of " + std::to_string(x.gpus) +
                          " GPUs matches the pins (tp x pp x dp must equal the GPU count, ep "
                          "must divide tp)");
   out.threads = x.thread_count(strategies.size());
   const bool limited = x.req.tpot_max_ms > 0 || x.req.ttft_max_ms > 0;
   const auto t0 = std::chrono::steady_clock::now();
-  for (Impl::Evaluated& e : x.evaluate_all(*this, strategies, out.threads)) {
+  for (Impl::Evaluated& e : x.evaluate_all(strategies, out.threads)) {
     for (const BatchPoint& p : e.points)
       if (!limited || p.meets_limits)
         all.push_back({e.result.strategy, p.batch, p.tpot_ms, p.tokens_per_s_per_gpu,
@@ -206,7 +206,7 @@ PlanOutput Planner::run() const {
   PlacementOrder bad =
       x.req.order == PlacementOrder::DpPpTp ? PlacementOrder::TpPpDp : PlacementOrder::DpPpTp;
   out.bad_order = std::string(to_string(bad));
-  out.bad_placement = x.evaluate(*this, best.strategy, best.batch, bad, nullptr);
+  out.bad_placement = x.evaluate(best.strategy, best.batch, bad, nullptr);
   return out;
 }
 

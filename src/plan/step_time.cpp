@@ -20,9 +20,8 @@ const GpuSpec& first_gpu(const Router& r, int gpus) {
   const Topology& t = r.topology();
   if (t.gpus().empty()) throw InputError(t.name, "", "the topology has no GPUs to plan on");
   if (gpus > static_cast<int>(t.gpus().size()))
-    throw InputError("--gpus", "",
-                     std::to_string(gpus) +
-                         " GPUs asked (--gpus, or the pinned tp x pp x dp) but " + t.name +
+    throw FieldError("gpus", std::to_string(gpus) +
+                                 " GPUs asked ({gpus}, or the pinned tp x pp x dp) but " + t.name +
                          " has " + std::to_string(t.gpus().size()));
   return t.gpu_spec(t.gpus().front());
 }
@@ -273,7 +272,7 @@ TimeBreakdown Planner::Impl::stage_time(const Strategy& s, PlacementOrder order,
     if (stage == s.pp - 1) {
       t += kernels(kHeadLast, s, w);
       // Vocab-parallel logits are gathered across TP ranks before sampling (SGLang all-gather).
-      double rows = w.phase == Phase::Prefill ? w.batch : w.tokens();
+      double rows = w.logit_rows();
       if (!s.attention_dp)
         t.tp_allreduce_us +=
             collective_us(CollOp::AllGather, s, order,
