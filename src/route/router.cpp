@@ -47,7 +47,36 @@ struct Router::Impl {
     const int g = servers.group(src);
     const int tg = servers.template_of(g);
     const Path& p = in_template(servers.same_slot(src, tg), servers.same_slot(dst, tg));
+    if (p.cls == PathClass::PXN) return servers.translate(pxn_via_owner(p, tg), tg, g);
     return servers.translate(p, tg, g);
+  }
+
+  // The GPU whose own NIC is `nic` (template server tg), -1 when none. NCCL's PXN relays a GPU's
+  // traffic for NIC n through n's local GPU (ncclTopoGetLocalGpu, used by the PXN step of
+  // ncclTopoComputePaths), not through whichever NVLink peer the search meets first: with two
+  // GPUs and two NICs per PCIe switch, the first-found relay would carry both NICs' traffic.
+  int owner_of_nic(int nic, int tg) const {
+    for (int d : servers.members(tg))
+      if (topo.device(d).type == DeviceType::Gpu && nic_of_gpu(d) == nic) return d;
+    return -1;
+  }
+
+  // A PXN path (GPU → NVLink → relay GPU → PCIe → NIC) rerouted through the NIC's own GPU, when
+  // that GPU is reachable by NVLink and its own path to the NIC is PCIe-only.
+  Path pxn_via_owner(const Path& p, int tg) const {
+    const int owner = owner_of_nic(p.dst, tg);
+    if (owner < 0 || owner == p.src) return p;
+    const Path& a = in_template(p.src, owner);
+    const Path& b = in_template(owner, p.dst);
+    if (a.cls != PathClass::NVL || b.cls > PathClass::PXB) return p;
+    Path r{p.src,
+           p.dst,
+           a.hops,
+           PathClass::PXN,
+           std::min(a.bw_GBps, b.bw_GBps),
+           a.latency_us + b.latency_us};
+    r.hops.insert(r.hops.end(), b.hops.begin(), b.hops.end());
+    return r;
   }
 
   int nic_of_gpu(int gpu) const {
