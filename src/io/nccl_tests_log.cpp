@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "io/json_reader.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/nccl_tests.hpp"
 
@@ -104,12 +105,7 @@ void parse_text(const std::string& text, NcclTestsLog& log, int& threads_x_gpus)
 }
 
 void parse_json(const std::string& text, NcclTestsLog& log, int& threads_x_gpus) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(log.source, "", std::string("malformed JSON: ") + e.what());
-  }
+  const nlohmann::json doc = io::parse_json_text(text, log.source);
   if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() &&
       doc["args"][0].is_string())
     log.program = std::filesystem::path(doc["args"][0].get<std::string>()).filename().string();
