@@ -21,6 +21,16 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
     // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
     if (auto pos = what.find(": "); pos != std::string::npos) what = what.substr(pos + 2);
     throw InputError(source, line_column_location(text, offset), "malformed JSON: " + what);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond the double range ("3e2768"): nlohmann gives no offset, but quotes the
+    // token, so locate its first occurrence (found by fuzzing; was an internal error, exit 1).
+    const std::string what = e.what();
+    const auto open = what.find('\''), close = what.rfind('\'');
+    const std::string token =
+        open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
+    const std::size_t at = token.empty() ? std::string::npos : text.find(token);
+    throw InputError(source, at == std::string::npos ? "" : line_column_location(text, at),
+                     "number out of range: " + (token.empty() ? what : token));
   }
 }
 
