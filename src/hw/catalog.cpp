@@ -66,6 +66,7 @@ GpuSpec parse_gpu(const io::JsonReader& f) {
                    [](const std::string& text) { return parse_hex_id(text) < 0 ? "" : text; }))
     g.pci_device_ids.push_back(parse_hex_id(id));
   g.sm_version = f.integer("sm_version", 1);
+  g.p2p = f.boolean_or("p2p", true);
   // Capacity in decimal GB ("memory_GB") or binary GiB ("memory_GiB"), as the datasheet states it.
   if (f.has("memory_GiB")) {
     g.memory_bytes = f.number("memory_GiB", 0, true) * kGiB;

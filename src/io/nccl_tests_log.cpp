@@ -122,8 +122,7 @@ void parse_json(const std::string& text, NcclTestsLog& log, int& threads_x_gpus)
   const nlohmann::json* cfg = doc.contains("config") ? &doc["config"] : nullptr;
   if (cfg && cfg->contains("nthreads") && cfg->contains("ngpus"))
     if ((*cfg)["nthreads"].is_number() && (*cfg)["ngpus"].is_number())
-      threads_x_gpus =
-          rank_count((*cfg)["nthreads"].get<double>(), (*cfg)["ngpus"].get<double>());
+      threads_x_gpus = rank_count((*cfg)["nthreads"].get<double>(), (*cfg)["ngpus"].get<double>());
   const nlohmann::json* devices = cfg && cfg->contains("devices") ? &(*cfg)["devices"]
                                   : doc.contains("devices")       ? &doc["devices"]
                                                                   : nullptr;

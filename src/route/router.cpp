@@ -158,9 +158,44 @@ struct Router::Impl {
     return p;
   }
 
+  // Whether the driver lets src and dst talk peer-to-peer (both GPUs: their catalog `p2p`).
+  bool p2p_between(int src, int dst) const {
+    const Device &a = topo.device(src), &b = topo.device(dst);
+    if (a.type != DeviceType::Gpu || b.type != DeviceType::Gpu) return true;
+    return topo.gpu_spec(src).p2p && topo.gpu_spec(dst).p2p;
+  }
+
+  // GPU → host memory → GPU, NCCL's SHM transport when P2P is off (GeForce): the sender writes
+  // into pinned memory of its own CPU (the closest one) and the receiver reads it from there.
+  std::optional<Path> via_host(int src, int dst) const {
+    const int g = servers.group(src), tg = servers.template_of(g);
+    const int tsrc = servers.same_slot(src, tg), tdst = servers.same_slot(dst, tg);
+    const Path* best = nullptr;
+    int cpu = -1;
+    for (int d : servers.members(tg)) {
+      if (topo.device(d).type != DeviceType::Cpu) continue;
+      const Path& p = in_template(tsrc, d);
+      if (p.cls != PathClass::DIS && (!best || closer(p, *best))) best = &p, cpu = d;
+    }
+    if (!best) return std::nullopt;
+    const Path& b = in_template(cpu, tdst);
+    if (b.cls == PathClass::DIS) return std::nullopt;
+    Path r{tsrc,
+           tdst,
+           best->hops,
+           std::max({best->cls, b.cls, PathClass::PHB}),
+           std::min(best->bw_GBps, b.bw_GBps),
+           best->latency_us + b.latency_us};
+    r.hops.insert(r.hops.end(), b.hops.begin(), b.hops.end());
+    return servers.translate(r, tg, g);
+  }
+
   Path compute(int src, int dst) const {
     if (src == dst) return Path{src, dst, {}, PathClass::LOC, 0, 0};
     const int gs = servers.group(src), gd = servers.group(dst);
+    if (gs >= 0 && gs == gd && !p2p_between(src, dst)) {
+      if (auto p = via_host(src, dst)) return *p;
+    }
     if (gs >= 0 && gs == gd) {
       Path p = intra(src, dst);
       if (p.cls != PathClass::DIS) return p;  // the network only when there is no P2P path

@@ -81,6 +81,26 @@ TEST_CASE("2 × hgx-h100-8: rail-optimized all-to-all loads no GPU uplink with t
   }
 }
 
+TEST_CASE("pcie-rtx4090-8: GeForce has no P2P, so GPU pairs go through host memory (issue 14)") {
+  // The catalog marks RTX-4090 "p2p": false (NVIDIA: no P2P on GeForce 40-series). gpu0 and gpu1
+  // share psw0, but NCCL's SHM transport stages through cpu0's memory:
+  // gpu0 → psw0 → cpu0 → psw0 → gpu1, class PHB (was PIX, straight through the switch).
+  const Topology t = load_topology("pcie-rtx4090-8");
+  Router r(t);
+  const Path& p = r.path(id(t, "gpu0"), id(t, "gpu1"));
+  CHECK(to_string(p.cls) == to_string(PathClass::PHB));
+  REQUIRE(p.hops.size() == 4);
+  CHECK(t.device(t.to_device(p.hops[1])).id == "cpu0");
+  // Across sockets the staging CPU is the sender's: gpu0 → psw0 → cpu0 → cpu1 → psw1 → gpu4, SYS.
+  const Path& x = r.path(id(t, "gpu0"), id(t, "gpu4"));
+  CHECK(to_string(x.cls) == to_string(PathClass::SYS));
+  CHECK(x.hops.size() == 5);
+  // A datacenter PCIe card keeps P2P through its switch.
+  const Topology l = load_topology("pcie-l40s-8");
+  Router rl(l);
+  CHECK(to_string(rl.path(id(l, "gpu0"), id(l, "gpu1")).cls) == to_string(PathClass::PIX));
+}
+
 TEST_CASE("2 × gb200-nvl72 rail-optimized: cross-rail pairs relay to the destination's rail") {
   const Topology t = cluster("gb200-nvl72", 2, "rail-optimized");
   Router r(t);
