@@ -6,6 +6,8 @@
 #include "model/moe_balance.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -30,8 +32,8 @@ double exact_max(int n, double q, int ranks) {
 }
 }  // namespace
 
-double expected_max_std_normal(int ranks) {
-  if (ranks <= 1) return 0;
+namespace {
+double integrate_max_std_normal(int ranks) {
   // E[max] = ∫ z · r · φ(z) · Φ(z)^(r−1) dz, midpoint rule on [−10, 10] (error < 1e-9).
   constexpr int kSteps = 4000;
   const double h = 20.0 / kSteps;
@@ -43,6 +45,19 @@ double expected_max_std_normal(int ranks) {
     sum += z * ranks * phi * std::pow(Phi, ranks - 1);
   }
   return sum * h;
+}
+}  // namespace
+
+double expected_max_std_normal(int ranks) {
+  if (ranks <= 1) return 0;
+  // The planner asks this for every MoE kernel it prices: integrate each EP size once, on first
+  // use (threads may race to fill a slot; they store the same value).
+  constexpr int kCached = 1024;
+  static std::array<std::atomic<double>, kCached + 1> cache{};
+  if (ranks > kCached) return integrate_max_std_normal(ranks);
+  double v = cache[ranks].load(std::memory_order_relaxed);
+  if (v == 0) cache[ranks].store(v = integrate_max_std_normal(ranks), std::memory_order_relaxed);
+  return v;
 }
 
 double expected_max_binomial(double n, double q, int ranks) {

@@ -148,7 +148,8 @@ class Search {
     best[start] = static_cast<int>(PathClass::LOC);
     pq.push({best[start], start});
     while (!pq.empty()) {
-      const int c = pq.top().first, s = pq.top().second;  // not bindings: clang 14 cannot capture those
+      const int c = pq.top().first,
+                s = pq.top().second;  // not bindings: clang 14 cannot capture those
       pq.pop();
       if (c != best[s]) continue;
       if (is_target(s)) return static_cast<PathClass>(c);

@@ -15,6 +15,12 @@ std::uint64_t pair_key(int a, int b) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
          static_cast<std::uint32_t>(b);
 }
+// a then b (a.dst == b.src) as one path of class `cls`: bottleneck and latency of both pieces.
+Path joined(const Path& a, const Path& b, PathClass cls) {
+  Path r{a.src, b.dst, a.hops, cls, std::min(a.bw_GBps, b.bw_GBps), a.latency_us + b.latency_us};
+  r.hops.insert(r.hops.end(), b.hops.begin(), b.hops.end());
+  return r;
+}
 // Better by NCCL's order: lower class, then higher bandwidth.
 bool closer(const Path& x, const Path& y) {
   return x.cls != y.cls ? x.cls < y.cls : x.bw_GBps > y.bw_GBps;
@@ -69,14 +75,7 @@ struct Router::Impl {
     const Path& a = in_template(p.src, owner);
     const Path& b = in_template(owner, p.dst);
     if (a.cls != PathClass::NVL || b.cls > PathClass::PXB) return p;
-    Path r{p.src,
-           p.dst,
-           a.hops,
-           PathClass::PXN,
-           std::min(a.bw_GBps, b.bw_GBps),
-           a.latency_us + b.latency_us};
-    r.hops.insert(r.hops.end(), b.hops.begin(), b.hops.end());
-    return r;
+    return joined(a, b, PathClass::PXN);
   }
 
   int nic_of_gpu(int gpu) const {
@@ -180,14 +179,7 @@ struct Router::Impl {
     if (!best) return std::nullopt;
     const Path& b = in_template(cpu, tdst);
     if (b.cls == PathClass::DIS) return std::nullopt;
-    Path r{tsrc,
-           tdst,
-           best->hops,
-           std::max({best->cls, b.cls, PathClass::PHB}),
-           std::min(best->bw_GBps, b.bw_GBps),
-           best->latency_us + b.latency_us};
-    r.hops.insert(r.hops.end(), b.hops.begin(), b.hops.end());
-    return servers.translate(r, tg, g);
+    return servers.translate(joined(*best, b, std::max({best->cls, b.cls, PathClass::PHB})), tg, g);
   }
 
   Path compute(int src, int dst) const {
