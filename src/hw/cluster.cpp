@@ -149,8 +149,6 @@ const LinkSpec& fabric_link(const Topology& server, const std::vector<int>& nics
 void check_options(const Topology& server, const ClusterOptions& o) {
   if (o.nodes < 1)
     throw InputError("cluster", "nodes", "must be at least 1, got " + std::to_string(o.nodes));
-  if (o.fabric != "rail-optimized" && o.fabric != "fat-tree")
-    throw UnknownNameError("fabric", o.fabric, {"fat-tree", "rail-optimized"});
   if (!(o.oversubscription >= 1.0) || !std::isfinite(o.oversubscription))
     throw InputError(
         "cluster", "fabric.oversubscription",
@@ -190,6 +188,16 @@ void copy_servers(const Topology& server, int nodes, Topology& out) {
 
 }  // namespace
 
+std::string_view to_string(FabricKind k) {
+  return k == FabricKind::FatTree ? "fat-tree" : "rail-optimized";
+}
+
+FabricKind parse_fabric_kind(std::string_view text) {
+  for (FabricKind k : {FabricKind::RailOptimized, FabricKind::FatTree})
+    if (text == to_string(k)) return k;
+  throw UnknownNameError("fabric", std::string(text), {"fat-tree", "rail-optimized"});
+}
+
 Topology make_cluster(const Topology& server, const ClusterOptions& o) {
   check_options(server, o);
   if (o.nodes == 1) return server;
@@ -211,7 +219,7 @@ Topology make_cluster(const Topology& server, const ClusterOptions& o) {
   FabricBuilder builder(t, link, std::min(down, kRadix - 1));
   int tiers = 0;
   std::vector<int> plane;
-  if (o.fabric == "rail-optimized") {
+  if (o.fabric == FabricKind::RailOptimized) {
     for (std::size_t r = 0; r < nics.size(); ++r) {
       plane.clear();
       for (int k = 0; k < o.nodes; ++k) plane.push_back(k * S + nics[r]);
@@ -224,9 +232,10 @@ Topology make_cluster(const Topology& server, const ClusterOptions& o) {
     tiers = builder.build_plane(plane, "", o.tiers);
   }
   t.name = server.name + "-x" + std::to_string(o.nodes);
+  const std::string kind(to_string(o.fabric));
   t.description =
-      std::to_string(o.nodes) + " x " + server.name + ", " + o.fabric + " " + link.name + " fabric";
-  t.fabric = FabricInfo{server.name, o.nodes, o.fabric, link.name, tiers, o.oversubscription};
+      std::to_string(o.nodes) + " x " + server.name + ", " + kind + " " + link.name + " fabric";
+  t.fabric = FabricInfo{server.name, o.nodes, kind, link.name, tiers, o.oversubscription};
   return t;
 }
 

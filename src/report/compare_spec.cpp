@@ -63,7 +63,7 @@ DesignSpec parse_design(const std::string& text) {
     if (key == "nodes")
       d.cluster.nodes = count_of(key, value, text);
     else if (key == "fabric")
-      d.cluster.fabric = value;
+      d.cluster.fabric = parse_fabric_kind(value);
     else if (key == "fabric-link")
       d.cluster.link = value;
     else if (key == "tiers")

@@ -150,7 +150,7 @@ TEST_CASE("cluster files: the fabric is checked before the cluster is generated"
   const std::string base =
       R"({"name": "c", "cluster": {"server": "hgx-h20-8", "count": 4, "fabric": )";
   CHECK(error_of(base + R"({"kind": "rail"}}})")
-            .find("t.json: /cluster/fabric/kind: unknown fabric kind 'rail'") == 0);
+            .find("t.json: /cluster/fabric/kind: unknown fabric 'rail'") == 0);
   CHECK(error_of(base + R"({"link": "ib-ndr"}}})")
             .find("t.json: /cluster/fabric/link: unknown link type") == 0);
   CHECK(

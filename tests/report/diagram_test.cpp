@@ -35,7 +35,7 @@ int devices_drawn(const Diagram& d) {
 Topology cluster(int nodes, const std::string& fabric = "rail-optimized") {
   ClusterOptions o;
   o.nodes = nodes;
-  o.fabric = fabric;
+  o.fabric = parse_fabric_kind(fabric);
   return load_topology("hgx-h100-8", o);
 }
 
