@@ -103,7 +103,7 @@ CollectiveModel::Impl::Pattern CollectiveModel::Impl::make_pattern(
       std::tuple<int, int, int, int, int, bool, int, int, PathClass, PathClass, bool, int, bool>>
       shapes;
   for (const auto& g : groups) {
-    p.groups.push_back(comm::analyse_group(router, g));
+    p.groups.push_back(comm::analyse_group(router, g, servers_alike()));
     const GroupInfo& x = p.groups.back();
     shapes.emplace_back(x.n, x.nodes, x.min_ppn, x.ppn, x.min_sm, x.same_sm, x.arch, x.scale,
                         x.intra_class, x.net_class, x.nvswitch, x.channels, x.amd_cpu);
