@@ -52,6 +52,8 @@ const std::map<std::string, std::string>& table() {
       {"designs", "--topology"},
       {"gpu_hour_price", "--gpu-hour-price"},
       {"color_by", "--color-by"},
+      {"format", "--format"},
+      {"output_path", "-o"},
   };
   return t;
 }

@@ -51,9 +51,8 @@ struct AttnLocal {
 };
 
 AttnLocal attn_local(const ModelSpec& m, const Workload& w, const Shard& s) {
-  const double heads = query_heads_per_rank(m, s);
-  if (s.attention_dp) return {w.tokens() / s.tp, w.batch / s.tp, heads};
-  return {w.tokens(), w.batch, heads};
+  const double ranks = attention_ranks(s);
+  return {w.tokens() / ranks, w.batch / ranks, query_heads_per_rank(m, s)};
 }
 
 // Keys attended per sequence with causal masking: new token i (1..S) sees L + i keys.
@@ -226,8 +225,7 @@ std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Wor
       gemm(m, "router", a.tokens, e.num_experts, m.hidden, m.dtypes.format(Part::Router)));
   bool shared = e.num_shared_experts > 0;
   if (shared) {
-    add_mlp(out, m, "shared", T, shared_experts_intermediate(m), s.tp,
-            Part::SharedExperts);
+    add_mlp(out, m, "shared", T, shared_experts_intermediate(m), s.tp, Part::SharedExperts);
   }
   // The routed experts read the hidden states the shared experts' quantization produced (when
   // both run in the same format).

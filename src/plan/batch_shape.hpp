@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "topoplan/model.hpp"
 #include "topoplan/placement.hpp"
 
 namespace topoplan {
@@ -16,7 +17,7 @@ struct BatchShape {
   // Ranks one replica's sequences are split over for attention: tp under attention DP (each
   // rank attends whole sequences), else 1 (every TP rank sees every sequence).
   double attention_ranks = 1;
-  double per_rank_max = 0;  // sequences of the most loaded attention rank: ceil(replica / ranks)
+  double per_rank_max = 0;  // sequences of the most loaded attention rank (ceil under attention DP)
   // Decode micro-batches in flight: continuous batching with pp stages keeps up to pp of them
   // (vLLM virtual engines), each of at least one sequence; 1 without a pipeline.
   double decode_micro_batches = 1;
@@ -28,8 +29,9 @@ inline BatchShape batch_shape(const Strategy& s, double batch) {
   BatchShape b;
   b.batch = batch;
   b.replica = std::max(1.0, batch / s.dp);
-  b.attention_ranks = s.attention_dp ? s.tp : 1;
-  b.per_rank_max = s.attention_dp ? std::ceil(b.replica / s.tp) : b.replica;
+  b.attention_ranks = attention_ranks(Shard{.tp = s.tp, .attention_dp = s.attention_dp});
+  // Whole sequences per rank only under attention DP; a TP rank holds its share of every one.
+  b.per_rank_max = b.attention_ranks > 1 ? std::ceil(b.replica / b.attention_ranks) : b.replica;
   b.decode_micro_batches = s.pp > 1 ? std::clamp(std::floor(b.replica), 1.0, double(s.pp)) : 1.0;
   b.unit = b.attention_ranks * s.dp;
   return b;

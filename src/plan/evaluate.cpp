@@ -162,14 +162,16 @@ PlanResult Planner::Impl::evaluate(const Strategy& s, double batch, PlacementOrd
   return r;
 }
 
-// The public default "0: the request's batch" is resolved here, once; Impl takes the batch as
-// given.
+PlanResult Planner::Impl::evaluate_at(const Strategy& s, double batch, PlacementOrder order) const {
+  return evaluate(s, batch > 0 ? batch : req.batch, order, nullptr);
+}
+
 PlanResult Planner::evaluate(const Strategy& s, double batch) const {
-  return evaluate(s, batch, impl_->req.order);
+  return impl_->evaluate_at(s, batch, impl_->req.order);
 }
 
 PlanResult Planner::evaluate(const Strategy& s, double batch, PlacementOrder order) const {
-  return impl_->evaluate(s, batch > 0 ? batch : impl_->req.batch, order, nullptr);
+  return impl_->evaluate_at(s, batch, order);
 }
 
 }  // namespace topoplan

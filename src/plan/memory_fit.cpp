@@ -33,7 +33,7 @@ double workspace_bytes(const ModelSpec& m, const Strategy& s, const Shard& sh, d
   double qkv = m.attention == AttentionKind::Mla
                    ? heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim)
                    : (heads + 2.0 * kv_heads_per_rank(m, sh)) * m.head_dim;
-  double attn_tokens = s.attention_dp ? chunk / tp : chunk;
+  double attn_tokens = chunk / attention_ranks(sh);
   double attn = attn_tokens * (3 * h + qkv);
   double mlp = chunk * (2 * h + 3 * m.intermediate / tp);
   if (m.is_moe()) {
@@ -47,7 +47,9 @@ double workspace_bytes(const ModelSpec& m, const Strategy& s, const Shard& sh, d
 
 }  // namespace
 
-MemoryPerGpu Planner::memory(const Strategy& s) const { return impl_->memory(s); }
+MemoryPerGpu Planner::memory(const Strategy& s) const {
+  return impl_->memory(s);
+}
 
 MemoryPerGpu Planner::Impl::memory(const Strategy& s) const {
   const Impl& x = *this;
@@ -79,7 +81,11 @@ MemoryPerGpu Planner::Impl::memory(const Strategy& s) const {
 }
 
 double Planner::max_batch(const Strategy& s) const {
-  return max_batch_for(impl_->memory(s), s, impl_->req.max_sequence());
+  return impl_->max_batch(s);
+}
+
+double Planner::Impl::max_batch(const Strategy& s) const {
+  return max_batch_for(memory(s), s, req.max_sequence());
 }
 
 double max_batch_for(const MemoryPerGpu& mem, const Strategy& s, double max_sequence) {

@@ -15,7 +15,7 @@
 namespace topoplan {
 
 // Kernel-time cache key: which kernels (layer type, head or MTP draft), the shard and workload.
-using KernelKey = std::tuple<int, int, int, int, bool, int, double, double, double>;
+using KernelKey = std::tuple<int, int, int, bool, int, double, double, double>;
 // Collective cache key: op, strategy (tp, pp, dp, ep, adp), order, size.
 using CommKey = std::tuple<int, int, int, int, int, bool, int, double>;
 
@@ -61,6 +61,9 @@ struct Planner::Impl {
   // Planner::memory, decode_step and prefill (the facade forwards to these; the batch arrives
   // as its shape, computed once by the caller).
   MemoryPerGpu memory(const Strategy& s) const;
+  double max_batch(const Strategy& s) const;
+  // Planner::run: enumerate, evaluate (threads), rank, explain.
+  PlanOutput run() const;
   TimeBreakdown decode_step(const Strategy& s, const BatchShape& shape, double context,
                             PlacementOrder order) const;
   TimeBreakdown prefill(const Strategy& s, const BatchShape& shape, double prompt,
@@ -91,6 +94,8 @@ struct Planner::Impl {
   // also returning the batch sweep when `points` is not null.
   PlanResult evaluate(const Strategy& s, double batch, PlacementOrder order,
                       std::vector<BatchPoint>* points) const;
+  // Planner::evaluate: `batch` 0 stands for the request's batch (itself 0: the search).
+  PlanResult evaluate_at(const Strategy& s, double batch, PlacementOrder order) const;
   // Why `s`, which divides the model, cannot run ("" when it fits): TP path class, memory
   // (`mem` = Planner::memory(s), computed once by the caller).
   std::string infeasible_reason(const Strategy& s, PlacementOrder order,

@@ -137,15 +137,18 @@ Planner::Planner(const ModelSpec& model, const Router& router, PlanRequest reque
     : Planner(model, router, std::move(request), SearchOptions{}) {}
 Planner::Planner(const ModelSpec& model, const Router& router, PlanRequest request,
                  SearchOptions search)
-    : impl_(std::make_unique<Impl>(model, router, std::move(request), std::move(search))) {
-  impl_->req.validate(impl_->model);
-}
+    : impl_((request.validate(model),  // by field, before anything is built from it
+             std::make_unique<Impl>(model, router, std::move(request), std::move(search)))) {}
 Planner::~Planner() = default;
 Planner::Planner(Planner&&) noexcept = default;
 Planner& Planner::operator=(Planner&&) noexcept = default;
 
 PlanOutput Planner::run() const {
-  const Impl& x = *impl_;
+  return impl_->run();
+}
+
+PlanOutput Planner::Impl::run() const {
+  const Impl& x = *this;
   PlanOutput out;
   out.model = x.model.name;
   out.topology = x.router->topology().name;

@@ -22,7 +22,7 @@ const GpuSpec& first_gpu(const Router& r, int gpus) {
   if (gpus > static_cast<int>(t.gpus().size()))
     throw FieldError("gpus", std::to_string(gpus) +
                                  " GPUs asked ({gpus}, or the pinned tp x pp x dp) but " + t.name +
-                         " has " + std::to_string(t.gpus().size()));
+                                 " has " + std::to_string(t.gpus().size()));
   return t.gpu_spec(t.gpus().front());
 }
 
@@ -74,7 +74,7 @@ Shard Planner::Impl::shard(const Strategy& s) const {
 }
 
 TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload& w) const {
-  KernelKey key{what,    s.tp,         s.ep,     0, s.attention_dp, static_cast<int>(w.phase),
+  KernelKey key{what,    s.tp,         s.ep,     s.attention_dp, static_cast<int>(w.phase),
                 w.batch, w.new_tokens, w.context};
   auto it = kernel_cache.find(key);
   if (it != kernel_cache.end()) return it->second;

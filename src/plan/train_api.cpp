@@ -56,8 +56,8 @@ void TrainRequest::validate(const ModelSpec& m) const {
   auto positive = [](const std::optional<int>& v, const char* field) {
     if (v && *v < 1) throw FieldError(field, "must be at least 1");
   };
-  if (!(seq >= 1) || seq != std::floor(seq))
-    throw FieldError("seq", "must be a positive integer");
+  require_tokens(seq, "seq");  // finite, 1 to 2^53 (the shared rule of every workload)
+  if (seq != std::floor(seq)) throw FieldError("seq", "must be a positive integer");
   if (global_batch < 1) throw FieldError("global_batch", "must be at least 1");
   positive(tp, "tp"), positive(pp, "pp"), positive(vp, "vp"), positive(dp, "dp");
   positive(cp, "cp"), positive(ep, "ep"), positive(micro_batch, "micro_batch");
@@ -65,9 +65,11 @@ void TrainRequest::validate(const ModelSpec& m) const {
   if (ep && *ep > 1 && !m.is_moe())
     throw FieldError("ep", m.name + " is dense: expert parallelism needs an MoE model");
   if (vp && *vp > 1 && pp && *pp == 1) throw FieldError("vp", "interleaving needs {pp} > 1");
-  if (train_tokens < 0) throw FieldError("train_tokens", "must be >= 0");
+  if (!(train_tokens >= 0) || !std::isfinite(train_tokens))
+    throw FieldError("train_tokens", "must be a finite number >= 0");
   if (top < 1) throw FieldError("top", "must be at least 1");
-  if (reserve_bytes < 0) throw InputError("reserve", "", "must be >= 0");
+  if (!(reserve_bytes >= 0) || !std::isfinite(reserve_bytes))
+    throw FieldError("reserve_bytes", "must be a finite number >= 0");
 }
 
 namespace {
