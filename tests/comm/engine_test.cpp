@@ -166,7 +166,7 @@ TEST_CASE("PCIe-only server: the ring crosses the CPU link, which bounds it") {
 }
 
 TEST_CASE(
-    "send/recv and all-to-all use direct transfers; ragged all-to-all is bound by the hot rank") {
+    "send/recv and all-to-all use direct transfers, ragged all-to-all is bound by the hot rank") {
   const Topology t = load_topology("hgx-h100-8");
   Router r(t);
   CollectiveModel m(r);

@@ -53,7 +53,7 @@ TEST_CASE("text log: header, rank lines, out-of-place and in-place rows") {
   CHECK(log.rows[0].time_us == doctest::Approx(3914.7));
 }
 
-TEST_CASE("op from the file name or --op; the rank count from nThread x nGpus") {
+TEST_CASE("op from the file name or --op, the rank count from nThread x nGpus") {
   const NcclTestsLog a = parse_nccl_tests_log(kRanks + kRow, "/runs/all_reduce_perf.txt");
   CHECK(a.op == CollOp::AllReduce);
   CHECK(a.ranks == 8);

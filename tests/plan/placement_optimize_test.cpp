@@ -182,7 +182,7 @@ TEST_CASE("gb200-nvl72: TP groups of 8 spanning trays stay in the 72-GPU NVLink 
   CHECK_FALSE(s.crosses_nodes);  // the whole rack is node 0
 }
 
-TEST_CASE("the proxy: Optimized is never worse than canonical; the bad order is worse") {
+TEST_CASE("the proxy: Optimized is never worse than canonical, the bad order is worse") {
   const Topology t = cluster("hgx-h100-8", 4);
   const Router r(t);
   for (const Strategy& s : {strat(8, 4, 1), strat(4, 8, 1), strat(2, 2, 8, 2), strat(16, 2, 1),
