@@ -64,7 +64,7 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q, SearchOp
       gpu(first_gpu(r, gpus)),
       cm(ComputeModel::for_gpu(gpu)),
       comm(r, req.comm_tuning ? *req.comm_tuning : NcclTuning::builtin()),
-      placer(r),
+      placer(r, StepCounts{m.layers, layer_count(m, LayerType::Moe)}),
       search(std::move(o)) {
   precision_notes = fit_formats_to_gpu(model, gpu);
 }
