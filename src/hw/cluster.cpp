@@ -8,9 +8,12 @@
 // C_t switches, and switch g of every child connects to each member with U/C_t bundled links.
 // This is a k-ary fat tree when the sizes are powers of the half radix, and it keeps the
 // leaves under any switch a contiguous range, which structural routing relies on.
+#include <array>
 #include <cmath>
+#include <functional>
 #include <string>
 
+#include "core/name_table.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/topology_io.hpp"
@@ -24,6 +27,12 @@ namespace {
 constexpr int kRadix = 64;
 constexpr int kMaxTiers = 4;
 const char* const kTierName[] = {"", "leaf", "spine", "core", "supercore"};
+
+constexpr std::array<NameEntry<FabricKind>, 2> kFabricNames{{
+    {FabricKind::RailOptimized, "rail-optimized"},
+    {FabricKind::FatTree, "fat-tree"},
+}};
+static_assert(names_every_value(kFabricNames));
 
 struct TierShape {
   int children = 0;   // child blocks per block (last tier: all)
@@ -189,13 +198,11 @@ void copy_servers(const Topology& server, int nodes, Topology& out) {
 }  // namespace
 
 std::string_view to_string(FabricKind k) {
-  return k == FabricKind::FatTree ? "fat-tree" : "rail-optimized";
+  return name_of(kFabricNames, k);
 }
 
 FabricKind parse_fabric_kind(std::string_view text) {
-  for (FabricKind k : {FabricKind::RailOptimized, FabricKind::FatTree})
-    if (text == to_string(k)) return k;
-  throw UnknownNameError("fabric", std::string(text), {"fat-tree", "rail-optimized"});
+  return value_of(kFabricNames, text, "fabric", std::equal_to<>());
 }
 
 Topology make_cluster(const Topology& server, const ClusterOptions& o) {

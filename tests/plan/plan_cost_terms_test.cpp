@@ -29,38 +29,27 @@ ComputeModel flat_gpu() {
   return ComputeModel::from_calibration(gpu, cal, true);
 }
 
+KernelCost kernel(KernelKind kind, double flops, double weight_bytes, double kv_bytes,
+                  double activation_bytes) {
+  KernelCost k;
+  k.kind = kind;
+  k.flops = flops;
+  k.weight_bytes = weight_bytes;
+  k.kv_bytes = kv_bytes;
+  k.bytes = weight_bytes + kv_bytes + activation_bytes;
+  return k;
+}
+
 // A memory-bound GEMV: 600 kB of weights and 400 kB of activations, 1 MFLOP.
 // memory 1e6 / 5e5 = 2 µs, compute 1e6 / 5e7 = 0.02 µs: time 2 + 2 = 4 µs.
-KernelCost gemv() {
-  KernelCost k;
-  k.kind = KernelKind::Gemm;
-  k.flops = 1e6;
-  k.bytes = 1e6;
-  k.weight_bytes = 6e5;
-  return k;
-}
-
+const KernelCost kGemv = kernel(KernelKind::Gemm, 1e6, 6e5, 0, 4e5);
 // Decode attention reading 500 kB of KV cache, no tensor work: memory 1 µs, time 3 µs.
-KernelCost attention() {
-  KernelCost k;
-  k.kind = KernelKind::Attention;
-  k.bytes = 5e5;
-  k.kv_bytes = 5e5;
-  return k;
-}
-
+const KernelCost kAttention = kernel(KernelKind::Attention, 0, 0, 5e5, 0);
 // A compute-bound GEMM: 200 MFLOP, 100 kB of weights. compute 2e8 / 5e7 = 4 µs, memory
 // 1e5 / 5e5 = 0.2 µs: time 2 + 4 = 6 µs.
-KernelCost gemm() {
-  KernelCost k;
-  k.kind = KernelKind::Gemm;
-  k.flops = 2e8;
-  k.bytes = 1e5;
-  k.weight_bytes = 1e5;
-  return k;
-}
+const KernelCost kGemm = kernel(KernelKind::Gemm, 2e8, 1e5, 0, 0);
 
-const std::vector<KernelCost> kStep{gemv(), attention(), gemm()};
+const std::vector<KernelCost> kStep{kGemv, kAttention, kGemm};
 
 }  // namespace
 
@@ -88,7 +77,7 @@ TEST_CASE("launch_overhead: eager kernels last at least the host's launch cost")
   // 10 µs per eager launch: the 4, 3 and 6 µs kernels wait 6 + 7 + 4 = 17 µs; a kernel longer
   // than the launch waits 0; CUDA graphs (eager 0) wait nothing.
   CHECK(kernel_breakdown(flat_gpu(), kStep, 10).launch_overhead_us == doctest::Approx(17));
-  CHECK(kernel_breakdown(flat_gpu(), {gemm()}, 5).launch_overhead_us == 0);
+  CHECK(kernel_breakdown(flat_gpu(), {kGemm}, 5).launch_overhead_us == 0);
   CHECK(kernel_breakdown(flat_gpu(), kStep, 0).launch_overhead_us == 0);
   // The terms add up to the kernels' times: 4 + 3 + 6 = 13 µs.
   const TimeBreakdown b = kernel_breakdown(flat_gpu(), kStep, 0);
