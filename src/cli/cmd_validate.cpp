@@ -1,11 +1,12 @@
-// `topoplan validate` and `topoplan calibrate`: measurements in (nccl-tests logs today; the
-// input kinds are dispatched by flag so that compute probes can join), model comparison and
-// fitted constants out (docs/calibration.md).
+// `topoplan validate` and `topoplan calibrate`: measurements in (nccl-tests logs; topoplan-probe
+// results through --probe, cmd_validate_probe.cpp), model comparison and fitted constants out
+// (docs/calibration.md, docs/probe.md).
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/calibration_option.hpp"
+#include "cli/cmd_validate_probe.hpp"
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
 #include "report/validate_report.hpp"
@@ -19,6 +20,7 @@ namespace {
 struct ValidateArgs {
   TopologyOptions topo;
   std::vector<std::string> nccl_tests;  // input kind 1: nccl-tests text or -J JSON
+  ProbeOptions probe;                   // input kind 2: topoplan-probe results (validate only)
   std::string calibration;
   std::string op, algo = "auto", proto = "auto";
   std::string output;
@@ -29,7 +31,11 @@ struct ValidateArgs {
 
 std::vector<NcclTestsLog> read_logs(const ValidateArgs& a) {
   if (a.nccl_tests.empty())
-    throw InputError("--nccl-tests", "", "give at least one nccl-tests log (text or -J JSON)");
+    throw InputError("--nccl-tests", "",
+                     "give at least one nccl-tests log (text or -J JSON) or, for validate, "
+                     "--probe FILE");
+  if (a.topo.topology.empty())
+    throw InputError("--topology", "", "required with --nccl-tests (the machine of the logs)");
   std::optional<CollOp> op;
   if (!a.op.empty()) op = parse_coll_op(a.op);
   std::vector<NcclTestsLog> logs;
@@ -47,6 +53,10 @@ CollectiveOptions options_of(const ValidateArgs& a) {
 }
 
 int run_validate(const ValidateArgs& a) {
+  if (!a.probe.files.empty()) {
+    const int rc = run_validate_probe(a.probe, a.json);
+    if (a.nccl_tests.empty()) return rc;
+  }
   const std::vector<NcclTestsLog> logs = read_logs(a);
   const CommSetup setup = comm_setup(a.topo, a.calibration);
   std::vector<ValidationRow> rows;
@@ -82,7 +92,8 @@ int run_calibrate(const ValidateArgs& a) {
 CLI::App* add_common(CLI::App& app, const char* name, const char* help,
                      std::shared_ptr<ValidateArgs> a) {
   CLI::App* cmd = app.add_subcommand(name, help);
-  cmd->add_option("--topology", a->topo.topology, "built-in topology or JSON file")->required();
+  cmd->add_option("--topology", a->topo.topology,
+                  "built-in topology or JSON file (required with --nccl-tests)");
   add_cluster_flags(*cmd, a->topo);
   cmd->add_option("--nccl-tests", a->nccl_tests, "nccl-tests output files (text or -J JSON)")
       ->expected(1, -1);
@@ -102,6 +113,7 @@ void add_validate_command(CLI::App& app, Action& action) {
       app, "validate", "measured (nccl-tests) vs predicted time per op and size, with errors", a);
   v->add_flag("--in-place", a->in_place, "compare the in-place columns (default out-of-place)");
   v->add_flag("--json", a->json, "print JSON");
+  add_probe_options(*v, a->probe);
   v->callback([&action, a] { action = [a] { return run_validate(*a); }; });
   auto c = std::make_shared<ValidateArgs>();
   CLI::App* cal =
