@@ -37,6 +37,10 @@ struct GpuSpec {
   std::string pcie_type;    // catalog link type per lane ("pcie5")
   int pcie_lanes = 16;
   double power_W = 0;
+  // The driver allows GPU peer-to-peer (CUDA P2P over NVLink or PCIe). False for GeForce cards:
+  // GPU-to-GPU traffic then goes through host memory (NCCL's SHM transport). Source in the
+  // catalog's "p2p_source".
+  bool p2p = true;
   std::string source;  // where the figures come from
 
   // The capacity a framework can allocate from: the driver's total when known, else the datasheet.

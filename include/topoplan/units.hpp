@@ -32,6 +32,9 @@ constexpr double achieved_GBps(double bytes, double us) {
   return bytes / (us * 1e3);
 }
 
+// Largest size parse_bytes accepts (1 PiB): larger values are refused, not wrapped.
+inline constexpr double kMaxBytes = 1125899906842624.0;  // 2^50
+
 // Parses a byte count: "4096", "512MiB", "8G", "1.5GB", "96 GiB", "64k". A bare SI letter
 // (K, M, G, T) follows nccl-tests' -b/-e and means a binary multiple (8G = 8 GiB); "GB" is 1e9.
 // Throws InputError naming `what` on a malformed value.

@@ -1,5 +1,6 @@
 // `topoplan collective OP --topology TOPO ...`: flags here, figures from comm/, text from report/.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -124,13 +125,18 @@ std::vector<double> parse_sizes(const CollectiveArgs& a) {
   const double lo = parse_bytes(parts[0], "--sweep MIN"), hi = parse_bytes(parts[1], "--sweep MAX");
   double factor = 2;
   if (parts.size() == 3) {
+    std::size_t used = 0;
     try {
-      factor = std::stod(parts[2]);
+      factor = std::stod(parts[2], &used);
     } catch (const std::exception&) {
       factor = 0;
     }
+    if (used != parts[2].size()) factor = 0;  // "2x" is not silently read as 2
   }
-  if (!(factor > 1)) throw InputError("--sweep", "", "FACTOR must be a number > 1");
+  if (!(factor > 1) || !std::isfinite(factor))
+    throw InputError(
+        "--sweep", "",
+        "FACTOR must be a number > 1, got '" + (parts.size() == 3 ? parts[2] : "") + "'");
   if (lo <= 0 || hi < lo) throw InputError("--sweep", "", "need 0 < MIN ≤ MAX");
   std::vector<double> sizes;
   for (double s = lo; s <= hi * (1 + 1e-12) && sizes.size() < 1000; s *= factor) sizes.push_back(s);

@@ -107,6 +107,19 @@ void switch_flows(const Topology& t, int gpu, double up, double down, double eff
 
 void ring_flows(const GroupInfo& g, double weight_per_edge, std::vector<Flow>& out) {
   if (g.n < 2) return;
+  if (g.direct_mesh) {
+    // n − 1 rings, one per outgoing link of each GPU: the complete digraph on n GPUs splits into
+    // n − 1 edge-disjoint directed Hamiltonian cycles (Tillson 1980, for n ≠ 4, 6), so NCCL's
+    // ring search can give every directed link exactly one channel. The load of that ring set
+    // is weight / (n − 1) on every ordered pair, which is what is emitted (for n = 4 or 6 it is
+    // the best spread, slightly above what rings can reach).
+    const auto& node = g.by_node[0];
+    const double w = weight_per_edge / static_cast<double>(node.size() - 1);
+    for (int a : node)
+      for (int b : node)
+        if (a != b) out.push_back({a, b, w});
+    return;
+  }
   const int channels = g.nodes == 1 ? 1 : g.channels;
   for (int c = 0; c < channels; ++c)
     for (const auto& [a, b] : ring_edges(g, c)) out.push_back({a, b, weight_per_edge / channels});

@@ -58,6 +58,21 @@ int sole_switch(const Topology& t, int gpu) {
   return sw;
 }
 
+// Every ordered pair of `node` is one direct NVLink hop (a switchless mesh such as DGX-1's or an
+// xGMI-style full mesh).
+bool direct_nvlink_mesh(const Router& router, const std::vector<int>& node) {
+  if (node.size() < 3) return false;
+  const Topology& t = router.topology();
+  for (int a : node)
+    for (int b : node) {
+      if (a == b) continue;
+      const Path& p = router.path(a, b);
+      if (p.hops.size() != 1 || t.link(link_of(p.hops.front())).kind != LinkKind::NVLink)
+        return false;
+    }
+  return true;
+}
+
 GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
   const Topology& t = router.topology();
   GroupInfo g;
@@ -124,6 +139,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
     }
     g.channels = std::max(g.channels, static_cast<int>(nics.size()));
   }
+  g.direct_mesh = g.nodes == 1 && !g.nvswitch && direct_nvlink_mesh(router, g.by_node[0]);
   return g;
 }
 

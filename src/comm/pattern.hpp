@@ -31,7 +31,10 @@ struct GroupInfo {
   PathClass intra_class = PathClass::LOC;  // worst path between GPUs of one server
   PathClass net_class = PathClass::LOC;    // worst GPU→NIC path (multi-node only)
   bool nvswitch = false;                   // every GPU hangs off an NVSwitch of its server
-  int channels = 1;                        // distinct NICs per server used by the group (≥ 1)
+  // One server whose GPUs are pairwise joined by direct NVLink links (no switch): NCCL's ring
+  // search then finds rings over different links, so the channels spread over the whole mesh.
+  bool direct_mesh = false;
+  int channels = 1;      // distinct NICs per server used by the group (≥ 1)
   bool amd_cpu = false;  // the first server's CPUs are AMD (NCCL's netOverhead is 2 µs there)
 };
 

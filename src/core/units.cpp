@@ -55,7 +55,15 @@ double parse_bytes(std::string_view text, std::string_view what) {
       {"kib", kKiB}, {"mib", kMiB}, {"gib", kGiB}, {"tib", kTiB}, {"kb", kKB},  {"mb", kMB},
       {"gb", kGB},   {"tb", kTB},   {"ki", kKiB},  {"mi", kMiB},  {"gi", kGiB}, {"ti", kTiB}};
   for (const auto& e : table) {
-    if (suf == e.s) return v * e.m;
+    if (suf != e.s) continue;
+    // 1 PiB bounds every buffer a collective or a model can hold (one GPU has at most a few
+    // hundred GB), and keeps byte counts exact in doubles and in the 64-bit integers of the
+    // JSON output: "1e30B" would otherwise print as INT64_MIN. "-0" is 0, not "-0".
+    const double bytes = v * e.m;
+    if (!(bytes <= kMaxBytes))
+      throw InputError(std::string(what), "",
+                       "'" + std::string(text) + "' is larger than the 1 PiB limit");
+    return bytes == 0 ? 0.0 : bytes;
   }
   bad_unit(what, text, "B, K/M/G/T (binary), KiB/MiB/GiB/TiB or KB/MB/GB/TB");
 }

@@ -4,8 +4,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "hw/json_fields.hpp"
 #include "hw/kind_names.hpp"
+#include "io/json_reader.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
@@ -16,14 +16,15 @@ namespace {
 
 using nlohmann::json;
 
-LinkKind parse_kind(const detail::Fields& f, const std::string& key) {
+LinkKind parse_kind(const io::JsonReader& f, const std::string& key) {
   const std::string text = f.str(key);
   std::string known;
   for (const auto& [kind, name] : detail::kLinkKindNames) {
     if (name == text) return kind;
     known += (known.empty() ? "" : ", ") + std::string(name);
   }
-  throw InputError(f.source, f.pointer_to(key), "unknown link kind '" + text + "' (" + known + ")");
+  throw InputError(f.source(), f.pointer_to(key),
+                   "unknown link kind '" + text + "' (" + known + ")");
 }
 
 // "0x2330" → 0x2330; -1 unless the whole text is a hexadecimal number.
@@ -39,21 +40,22 @@ int parse_hex_id(const std::string& text) {
 
 // The optional array of strings `key`; `check` returns "" for a bad entry (reported as `bad`).
 template <class Check>
-std::vector<std::string> string_list(const detail::Fields& f, const std::string& key,
+std::vector<std::string> string_list(const io::JsonReader& f, const std::string& key,
                                      const char* bad, Check check) {
   std::vector<std::string> out;
   if (!f.has(key)) return out;
   const json& list = f.at(key);
-  if (!list.is_array()) throw InputError(f.source, f.pointer_to(key), "expected an array");
+  if (!list.is_array()) throw InputError(f.source(), f.pointer_to(key), "expected an array");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string text = list[i].is_string() ? check(list[i].get<std::string>()) : "";
-    if (text.empty()) throw InputError(f.source, f.pointer_to(key) + "/" + std::to_string(i), bad);
+    if (text.empty())
+      throw InputError(f.source(), f.pointer_to(key) + "/" + std::to_string(i), bad);
     out.push_back(text);
   }
   return out;
 }
 
-GpuSpec parse_gpu(const detail::Fields& f) {
+GpuSpec parse_gpu(const io::JsonReader& f) {
   GpuSpec g;
   g.name = f.str("name");
   g.vendor_name = f.str("vendor_name");
@@ -64,6 +66,7 @@ GpuSpec parse_gpu(const detail::Fields& f) {
                    [](const std::string& text) { return parse_hex_id(text) < 0 ? "" : text; }))
     g.pci_device_ids.push_back(parse_hex_id(id));
   g.sm_version = f.integer("sm_version", 1);
+  g.p2p = f.boolean_or("p2p", true);
   // Capacity in decimal GB ("memory_GB") or binary GiB ("memory_GiB"), as the datasheet states it.
   if (f.has("memory_GiB")) {
     g.memory_bytes = f.number("memory_GiB", 0, true) * kGiB;
@@ -88,19 +91,19 @@ GpuSpec parse_gpu(const detail::Fields& f) {
   return g;
 }
 
-LinkSpec parse_link(const detail::Fields& f) {
+LinkSpec parse_link(const io::JsonReader& f) {
   LinkSpec l;
   l.name = f.str("name");
   l.kind = parse_kind(f, "kind");
   l.GBps = f.number("GBps", 0, true);
   l.efficiency = f.has("efficiency") ? f.number("efficiency", 0, true) : 1.0;
-  if (l.efficiency > 1.0) throw InputError(f.source, f.pointer_to("efficiency"), "must be <= 1");
+  if (l.efficiency > 1.0) throw InputError(f.source(), f.pointer_to("efficiency"), "must be <= 1");
   l.latency_us = f.number("latency_us", 0, false);
   l.source = f.str("source");
   return l;
 }
 
-NicSpec parse_nic(const detail::Fields& f) {
+NicSpec parse_nic(const io::JsonReader& f) {
   NicSpec n;
   n.name = f.str("name");
   n.GBps = f.number("GBps", 0, true);
@@ -119,7 +122,7 @@ void parse_array(const json& arr, const std::string& file, const std::string& pt
   if (!arr.is_array()) throw InputError(file, ptr, "expected an array");
   for (std::size_t i = 0; i < arr.size(); ++i) {
     const std::string at = ptr + "/" + std::to_string(i);
-    Spec s = parse_one(detail::Fields(arr[i], file, at));
+    Spec s = parse_one(io::JsonReader::object_at(arr[i], file, at));
     for (const Spec& prev : out) {
       if (prev.name == s.name)
         throw InputError(file, at + "/name", "duplicate name '" + s.name + "'");
@@ -132,7 +135,7 @@ void parse_array(const json& arr, const std::string& file, const std::string& pt
 template <class Spec, class Fn>
 std::vector<Spec> parse_list(const std::string& text, const std::string& file, const char* key,
                              Fn parse_one) {
-  const json doc = detail::parse_json_text(text, file);
+  const json doc = io::parse_json_text(text, file);
   if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
     throw InputError(file, "", std::string("expected an object with an array '") + key + "'");
   }
@@ -225,7 +228,7 @@ Catalog Catalog::parse(const std::string& gpus_json, const std::string& links_js
 
 Catalog Catalog::extended(const std::string& catalog_json, const std::string& source,
                           const std::string& pointer) const {
-  const json doc = detail::parse_json_text(catalog_json, source);
+  const json doc = io::parse_json_text(catalog_json, source);
   if (!doc.is_object()) throw InputError(source, pointer, "expected an object");
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (it.key() != "gpus" && it.key() != "links" && it.key() != "nics" && it.key() != "comment")

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "io/hf_quant.hpp"
-#include "io/model_reader.hpp"
+#include "io/json_reader.hpp"
 
 namespace topoplan::io {
 
@@ -38,7 +38,7 @@ bool deepseek_like(const std::string& type) {
 
 // The family: model_type when known, else the first known `architectures` entry.
 std::string family_of(const JsonReader& r) {
-  const std::string type = r.string("model_type", "");
+  const std::string type = r.str_or("model_type", "");
   for (const Family& f : kFamilies)
     if (type == f.model_type) return type;
   if (r.has("architectures") && r.raw().at("architectures").is_array())
@@ -62,8 +62,9 @@ std::string name_from_path(const std::string& source) {
 
 void parse_mla(const JsonReader& r, ModelSpec& m) {
   m.attention = AttentionKind::Mla;
-  m.mla = {r.integer("q_lora_rank", 0), r.integer("kv_lora_rank"), r.integer("qk_nope_head_dim"),
-           r.integer("qk_rope_head_dim"), r.integer("v_head_dim")};
+  m.mla = {r.integer_or("q_lora_rank", 0), r.integer("kv_lora_rank", 1),
+           r.integer("qk_nope_head_dim", 1), r.integer("qk_rope_head_dim", 1),
+           r.integer("v_head_dim", 1)};
   m.kv_heads = m.heads;
   m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
 }
@@ -71,12 +72,12 @@ void parse_mla(const JsonReader& r, ModelSpec& m) {
 // gpt-oss: `layer_types` lists sliding_attention / full_attention per layer (default:
 // alternating, even layers sliding); every layer has a sink logit per head and biased linears.
 void parse_gpt_oss(const JsonReader& r, ModelSpec& m) {
-  m.sliding_window = r.integer("sliding_window");
+  m.sliding_window = r.integer("sliding_window", 1);
   m.sliding_layers = (m.layers + 1) / 2;
   if (r.has("layer_types")) {
     const auto& types = r.raw().at("layer_types");
     if (!types.is_array() || static_cast<int>(types.size()) != m.layers)
-      r.fail(r.at("layer_types"), "expected one entry per layer");
+      r.fail(r.pointer_to("layer_types"), "expected one entry per layer");
     m.sliding_layers = 0;
     for (const auto& t : types) m.sliding_layers += t == "sliding_attention" ? 1 : 0;
   }
@@ -86,30 +87,31 @@ void parse_gpt_oss(const JsonReader& r, ModelSpec& m) {
 
 void parse_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
   if (type == "mixtral") {
-    m.moe.num_experts = r.integer("num_local_experts");
+    m.moe.num_experts = r.integer("num_local_experts", 1);
     m.moe.expert_intermediate = m.intermediate;
   } else if (type == "qwen3_moe") {
-    m.moe.num_experts = r.integer("num_experts");
-    m.moe.expert_intermediate = r.integer("moe_intermediate_size");
-    m.moe.layer_freq = r.integer("decoder_sparse_step", 1);
+    m.moe.num_experts = r.integer("num_experts", 1);
+    m.moe.expert_intermediate = r.integer("moe_intermediate_size", 1);
+    m.moe.layer_freq = r.integer_or("decoder_sparse_step", 1);
     if (r.has("mlp_only_layers") && !r.raw().at("mlp_only_layers").empty())
-      r.fail(r.at("mlp_only_layers"), "dense layers at arbitrary positions are not supported");
+      r.fail(r.pointer_to("mlp_only_layers"),
+             "dense layers at arbitrary positions are not supported");
   } else if (type == "gpt_oss") {
-    m.moe.num_experts = r.integer("num_local_experts");
+    m.moe.num_experts = r.integer("num_local_experts", 1);
     m.moe.expert_intermediate = m.intermediate;
     m.intermediate = 0;        // every layer is MoE
     m.moe.router_bias = true;  // the router linear has a bias
   } else {                     // deepseek_v2 / deepseek_v3 / kimi_k2 / glm4_moe
-    m.moe.num_experts = r.integer("n_routed_experts");
-    m.moe.expert_intermediate = r.integer("moe_intermediate_size");
-    m.moe.num_shared_experts = r.integer("n_shared_experts", 0);
-    m.moe.first_dense_layers = r.integer("first_k_dense_replace", 0);
-    m.moe.layer_freq = r.integer("moe_layer_freq", 1);
+    m.moe.num_experts = r.integer("n_routed_experts", 1);
+    m.moe.expert_intermediate = r.integer("moe_intermediate_size", 1);
+    m.moe.num_shared_experts = r.integer_or("n_shared_experts", 0);
+    m.moe.first_dense_layers = r.integer_or("first_k_dense_replace", 0);
+    m.moe.layer_freq = r.integer_or("moe_layer_freq", 1);
     // e_score_correction_bias (GLM-4.5 has it too, with the same noaux_tc routing)
-    m.moe.router_bias = r.string("topk_method", "") == "noaux_tc" || type == "glm4_moe";
-    m.mtp_modules = r.integer("num_nextn_predict_layers", 0);
+    m.moe.router_bias = r.str_or("topk_method", "") == "noaux_tc" || type == "glm4_moe";
+    m.mtp_modules = r.integer_or("num_nextn_predict_layers", 0);
   }
-  m.moe.top_k = r.integer("num_experts_per_tok");
+  m.moe.top_k = r.integer("num_experts_per_tok", 1);
 }
 
 }  // namespace
@@ -129,22 +131,22 @@ ModelSpec parse_hf_config(const json& j, const std::string& source) {
   std::string file =
       path.filename() == "config.json" ? m.name + "/config.json" : path.filename().string();
   m.sources.push_back("architecture: Hugging Face config " + file);
-  m.hidden = r.integer("hidden_size");
-  m.layers = r.integer("num_hidden_layers");
-  m.vocab = r.integer("vocab_size");
-  m.max_context = r.integer("max_position_embeddings");
-  m.tied_embeddings = r.boolean("tie_word_embeddings", false);
-  m.heads = r.integer("num_attention_heads");
-  m.kv_heads = r.integer("num_key_value_heads", m.heads);
-  m.head_dim = r.integer("head_dim", m.hidden / m.heads);
-  m.intermediate = r.integer("intermediate_size", 0);
-  std::string act = r.string("hidden_act", "silu");
+  m.hidden = r.integer("hidden_size", 1);
+  m.layers = r.integer("num_hidden_layers", 1);
+  m.vocab = r.integer("vocab_size", 1);
+  m.max_context = r.integer("max_position_embeddings", 1);
+  m.tied_embeddings = r.boolean_or("tie_word_embeddings", false);
+  m.heads = r.integer("num_attention_heads", 1);
+  m.kv_heads = r.integer_or("num_key_value_heads", m.heads);
+  m.head_dim = r.integer_or("head_dim", m.hidden / m.heads);
+  m.intermediate = r.integer_or("intermediate_size", 0);
+  std::string act = r.str_or("hidden_act", "silu");
   if (act != "silu" && act != "swish")
-    r.fail(r.at("hidden_act"), "unsupported activation \"" + act + "\" (silu)");
-  m.qkv_bias = type == "qwen2" || r.boolean("attention_bias", false);
-  m.qk_norm = type == "qwen3" || type == "qwen3_moe" || r.boolean("use_qk_norm", false);
+    r.fail(r.pointer_to("hidden_act"), "unsupported activation \"" + act + "\" (silu)");
+  m.qkv_bias = type == "qwen2" || r.boolean_or("attention_bias", false);
+  m.qk_norm = type == "qwen3" || type == "qwen3_moe" || r.boolean_or("use_qk_norm", false);
   if (r.has("torch_dtype"))
-    m.dtypes.weights.dtype = dtype_at(r.string("torch_dtype", ""), source, "/torch_dtype");
+    m.dtypes.weights.dtype = dtype_at(r.str_or("torch_dtype", ""), source, "/torch_dtype");
   if (deepseek_like(type)) parse_mla(r, m);
   if (type == "mixtral" || type == "qwen3_moe" || type == "gpt_oss" || type == "glm4_moe" ||
       deepseek_like(type))

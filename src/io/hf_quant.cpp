@@ -14,10 +14,10 @@ using nlohmann::json;
 // Block size of `weight_block_size` / `block_structure` ([128, 128] -> 16384 elements).
 double block_elems(const JsonReader& q, const char* key) {
   double elems = 1;
-  if (!q.raw().at(key).is_array()) q.fail(q.at(key), "expected an array of integers");
+  if (!q.raw().at(key).is_array()) q.fail(q.pointer_to(key), "expected an array of integers");
   for (const auto& x : q.raw().at(key)) {
     if (!x.is_number_integer() || x.get<long long>() <= 0)
-      q.fail(q.at(key), "expected positive integers");
+      q.fail(q.pointer_to(key), "expected positive integers");
     elems *= x.get<double>();
   }
   return elems;
@@ -31,8 +31,8 @@ double positive_or_zero(const JsonReader& q, const char* key) {
 
 // AutoAWQ / AutoGPTQ: `bits` integers, fp16 scale + packed `bits`-bit zero point per group.
 WeightFormat awq_gptq(const JsonReader& q) {
-  int bits = q.integer("bits");
-  if (bits != 4 && bits != 8) q.fail(q.at("bits"), "supported: 4 or 8");
+  int bits = q.integer("bits", 1);
+  if (bits != 4 && bits != 8) q.fail(q.pointer_to("bits"), "supported: 4 or 8");
   WeightFormat f = precision_format("int4");
   if (bits == 8) f.dtype = Dtype::INT8;
   f.zero_point = f.dtype;
@@ -45,13 +45,13 @@ WeightFormat awq_gptq(const JsonReader& q) {
 WeightFormat compressed_tensors(const JsonReader& q) {
   JsonReader groups = q.object("config_groups");
   if (!groups.raw().is_object() || groups.raw().empty())
-    q.fail(q.at("config_groups"), "expected at least one config group");
+    q.fail(q.pointer_to("config_groups"), "expected at least one config group");
   const std::string name = groups.raw().begin().key();
   JsonReader g = groups.object(name.c_str());
   JsonReader w = g.object("weights");
-  const int bits = w.integer("num_bits");
-  const std::string type = w.string("type", "int");
-  const std::string strategy = w.string("strategy", "tensor");
+  const int bits = w.integer("num_bits", 1);
+  const std::string type = w.str_or("type", "int");
+  const std::string strategy = w.str_or("strategy", "tensor");
   WeightFormat f;
   if (type == "float" && bits == 8) {
     f = precision_format("fp8");
@@ -62,10 +62,10 @@ WeightFormat compressed_tensors(const JsonReader& q) {
     f = precision_format("int4");
     if (bits == 8) f.dtype = Dtype::INT8;
     f.scale_block_elems = strategy == "group" ? positive_or_zero(w, "group_size") : 0;
-    f.zero_point = w.boolean("symmetric", true) ? std::nullopt : std::optional<Dtype>(f.dtype);
+    f.zero_point = w.boolean_or("symmetric", true) ? std::nullopt : std::optional<Dtype>(f.dtype);
   } else {
-    w.fail(w.at("num_bits"), "unsupported scheme: " + type + " " + std::to_string(bits) +
-                                 " bits (float 8, float 4, int 4, int 8)");
+    w.fail(w.pointer_to("num_bits"), "unsupported scheme: " + type + " " + std::to_string(bits) +
+                                         " bits (float 8, float 4, int 4, int 8)");
   }
   f.weight_only = !g.has("input_activations");
   return f;
@@ -73,15 +73,16 @@ WeightFormat compressed_tensors(const JsonReader& q) {
 
 // NVIDIA ModelOpt: quant_algo FP8 (per-tensor scales) or NVFP4 (16-element e4m3 groups).
 WeightFormat modelopt(const JsonReader& q, ModelSpec& m) {
-  const std::string algo = q.string("quant_algo", "");
-  if (q.string("kv_cache_quant_algo", "") == "FP8") m.dtypes.kv_cache = Dtype::FP8;
+  const std::string algo = q.str_or("quant_algo", "");
+  if (q.str_or("kv_cache_quant_algo", "") == "FP8") m.dtypes.kv_cache = Dtype::FP8;
   if (algo == "FP8") {
     WeightFormat f = precision_format("fp8");
     f.scale_block_elems = 0;
     return f;
   }
   if (algo == "NVFP4") return precision_format("fp4");
-  q.fail(q.at("quant_algo"), "unsupported ModelOpt quant_algo \"" + algo + "\" (FP8, NVFP4)");
+  q.fail(q.pointer_to("quant_algo"),
+         "unsupported ModelOpt quant_algo \"" + algo + "\" (FP8, NVFP4)");
 }
 
 }  // namespace
@@ -89,7 +90,7 @@ WeightFormat modelopt(const JsonReader& q, ModelSpec& m) {
 void parse_quantization(const JsonReader& r, ModelSpec& m) {
   if (!r.has("quantization_config")) return;
   JsonReader q = r.object("quantization_config");
-  const std::string method = q.string("quant_method", "");
+  const std::string method = q.str_or("quant_method", "");
   const WeightFormat keep = m.dtypes.weights;
   WeightFormat f;
   if (method == "fp8") {
@@ -111,8 +112,9 @@ void parse_quantization(const JsonReader& r, ModelSpec& m) {
     }
     f = precision_format("mxfp4");
   } else {
-    q.fail(q.at("quant_method"), "unsupported quant_method \"" + method +
-                                     "\" (fp8, compressed-tensors, modelopt, mxfp4, awq, gptq)");
+    q.fail(q.pointer_to("quant_method"),
+           "unsupported quant_method \"" + method +
+               "\" (fp8, compressed-tensors, modelopt, mxfp4, awq, gptq)");
   }
   m.dtypes.weights = f;
   // DeepEP dispatches FP8 tokens to experts that multiply in FP8/FP4.

@@ -2,7 +2,7 @@
 // awq, gptq.
 #pragma once
 
-#include "io/model_reader.hpp"
+#include "io/json_reader.hpp"
 #include "topoplan/model.hpp"
 
 namespace topoplan::io {

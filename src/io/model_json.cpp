@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/hf_config.hpp"
-#include "io/model_reader.hpp"
+#include "io/json_reader.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -25,16 +25,17 @@ WeightFormat weight_format(const json& j, const std::string& src, const std::str
   if (!j.is_object()) throw InputError(src, ptr, "expected a dtype string or an object");
   JsonReader r(j, src, ptr);
   r.only({"dtype", "scale_block", "scale_dtype"});
-  f.dtype = io::dtype_at(r.string("dtype", "bf16"), src, r.at("dtype"));
-  f.scale_dtype = io::dtype_at(r.string("scale_dtype", "fp32"), src, r.at("scale_dtype"));
+  f.dtype = io::dtype_at(r.str_or("dtype", "bf16"), src, r.pointer_to("dtype"));
+  f.scale_dtype = io::dtype_at(r.str_or("scale_dtype", "fp32"), src, r.pointer_to("scale_dtype"));
   if (r.has("scale_block")) {
     json b = j.at("scale_block");
     double elems = 1;
     if (b.is_number_integer()) b = json::array({b});
-    if (!b.is_array() || b.empty()) r.fail(r.at("scale_block"), "expected [rows, cols] or [group]");
+    if (!b.is_array() || b.empty())
+      r.fail(r.pointer_to("scale_block"), "expected [rows, cols] or [group]");
     for (const auto& x : b) {
       if (!x.is_number_integer() || x.get<long long>() <= 0)
-        r.fail(r.at("scale_block"), "block sizes must be positive integers");
+        r.fail(r.pointer_to("scale_block"), "block sizes must be positive integers");
       elems *= x.get<double>();
     }
     f.scale_block_elems = elems;
@@ -46,11 +47,13 @@ ModelDtypes parse_dtypes(const JsonReader& r) {
   ModelDtypes d;
   r.only({"weights", "overrides", "kv_cache", "activations", "moe_dispatch", "moe_combine"});
   const std::string& src = r.source();
-  if (r.has("weights")) d.weights = weight_format(r.raw().at("weights"), src, r.at("weights"));
-  d.kv_cache = io::dtype_at(r.string("kv_cache", "bf16"), src, r.at("kv_cache"));
-  d.activations = io::dtype_at(r.string("activations", "bf16"), src, r.at("activations"));
-  d.moe_dispatch = io::dtype_at(r.string("moe_dispatch", "bf16"), src, r.at("moe_dispatch"));
-  d.moe_combine = io::dtype_at(r.string("moe_combine", "bf16"), src, r.at("moe_combine"));
+  if (r.has("weights"))
+    d.weights = weight_format(r.raw().at("weights"), src, r.pointer_to("weights"));
+  d.kv_cache = io::dtype_at(r.str_or("kv_cache", "bf16"), src, r.pointer_to("kv_cache"));
+  d.activations = io::dtype_at(r.str_or("activations", "bf16"), src, r.pointer_to("activations"));
+  d.moe_dispatch =
+      io::dtype_at(r.str_or("moe_dispatch", "bf16"), src, r.pointer_to("moe_dispatch"));
+  d.moe_combine = io::dtype_at(r.str_or("moe_combine", "bf16"), src, r.pointer_to("moe_combine"));
   if (!r.has("overrides")) return d;
   JsonReader o = r.object("overrides");
   for (const auto& [key, value] : o.raw().items()) {
@@ -73,49 +76,50 @@ void parse_attention(const JsonReader& a, ModelSpec& m) {
   a.only({"kind", "heads", "kv_heads", "head_dim", "qkv_bias", "qk_norm", "q_lora_rank",
           "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "sliding_window",
           "sliding_layers", "sinks"});
-  std::string kind = a.string("kind", "mha");
-  m.heads = a.integer("heads");
+  std::string kind = a.str_or("kind", "mha");
+  m.heads = a.integer("heads", 1);
   if (kind == "mla") {
     m.attention = AttentionKind::Mla;
-    m.mla = {a.integer("q_lora_rank", 0), a.integer("kv_lora_rank"), a.integer("qk_nope_head_dim"),
-             a.integer("qk_rope_head_dim"), a.integer("v_head_dim")};
+    m.mla = {a.integer_or("q_lora_rank", 0), a.integer("kv_lora_rank", 1),
+             a.integer("qk_nope_head_dim", 1), a.integer("qk_rope_head_dim", 1),
+             a.integer("v_head_dim", 1)};
     m.kv_heads = m.heads;
     m.head_dim = m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim;
   } else if (kind == "mha") {
-    m.kv_heads = a.integer("kv_heads", m.heads);
-    m.head_dim = a.integer("head_dim", m.heads > 0 ? m.hidden / m.heads : 0);
+    m.kv_heads = a.integer_or("kv_heads", m.heads);
+    m.head_dim = a.integer_or("head_dim", m.heads > 0 ? m.hidden / m.heads : 0);
   } else {
-    a.fail(a.at("kind"), "unknown attention kind \"" + kind + "\" (mha, mla)");
+    a.fail(a.pointer_to("kind"), "unknown attention kind \"" + kind + "\" (mha, mla)");
   }
-  m.qkv_bias = a.boolean("qkv_bias", false);
-  m.qk_norm = a.boolean("qk_norm", false);
-  m.sliding_window = a.integer("sliding_window", 0);
-  m.sliding_layers = a.integer("sliding_layers", 0);
-  m.attention_sinks = a.boolean("sinks", false);
+  m.qkv_bias = a.boolean_or("qkv_bias", false);
+  m.qk_norm = a.boolean_or("qk_norm", false);
+  m.sliding_window = a.integer_or("sliding_window", 0);
+  m.sliding_layers = a.integer_or("sliding_layers", 0);
+  m.attention_sinks = a.boolean_or("sinks", false);
 }
 
 void parse_mlp(const JsonReader& p, ModelSpec& m) {
   p.only({"kind", "intermediate_size"});
-  std::string kind = p.string("kind", "swiglu");
+  std::string kind = p.str_or("kind", "swiglu");
   if (kind == "gelu") {
     m.mlp = MlpKind::Gelu;
   } else if (kind != "swiglu") {
-    p.fail(p.at("kind"), "unknown MLP kind \"" + kind + "\" (swiglu, gelu)");
+    p.fail(p.pointer_to("kind"), "unknown MLP kind \"" + kind + "\" (swiglu, gelu)");
   }
-  m.intermediate = p.integer("intermediate_size", 0);
+  m.intermediate = p.integer_or("intermediate_size", 0);
 }
 
 void parse_moe(const JsonReader& e, ModelSpec& m) {
   e.only({"num_experts", "top_k", "expert_intermediate_size", "num_shared_experts",
           "shared_intermediate_size", "first_dense_layers", "layer_freq", "router_bias"});
-  m.moe = {e.integer("num_experts"),
-           e.integer("top_k"),
-           e.integer("expert_intermediate_size"),
-           e.integer("num_shared_experts", 0),
-           e.integer("shared_intermediate_size", 0),
-           e.integer("first_dense_layers", 0),
-           e.integer("layer_freq", 1),
-           e.boolean("router_bias", false)};
+  m.moe = {e.integer("num_experts", 1),
+           e.integer("top_k", 1),
+           e.integer("expert_intermediate_size", 1),
+           e.integer_or("num_shared_experts", 0),
+           e.integer_or("shared_intermediate_size", 0),
+           e.integer_or("first_dense_layers", 0),
+           e.integer_or("layer_freq", 1),
+           e.boolean_or("router_bias", false)};
 }
 
 ModelSpec parse_native(const json& j, const std::string& source) {
@@ -124,32 +128,32 @@ ModelSpec parse_native(const json& j, const std::string& source) {
           "max_context", "tied_embeddings", "position_embeddings", "norm", "linear_bias",
           "attention", "mlp", "moe", "mtp_modules", "dtypes"});
   ModelSpec m;
-  m.name = r.string("name", std::filesystem::path(source).stem().string());
-  m.description = r.string("description", "");
+  m.name = r.str_or("name", std::filesystem::path(source).stem().string());
+  m.description = r.str_or("description", "");
   if (r.has("sources")) {
     JsonReader s = r.object("sources");
     for (const auto& [k, v] : j.at("sources").items()) {
-      if (!v.is_string()) s.fail(s.at(k.c_str()), "expected a URL or citation string");
+      if (!v.is_string()) s.fail(s.pointer_to(k.c_str()), "expected a URL or citation string");
       m.sources.push_back(k + ": " + v.get<std::string>());
     }
   }
-  m.hidden = r.integer("hidden_size");
-  m.layers = r.integer("num_layers");
-  m.vocab = r.integer("vocab_size");
-  m.max_context = r.integer("max_context");
-  m.tied_embeddings = r.boolean("tied_embeddings", false);
-  m.position_embeddings = r.integer("position_embeddings", 0);
-  m.linear_bias = r.boolean("linear_bias", false);
-  std::string norm = r.string("norm", "rmsnorm");
+  m.hidden = r.integer("hidden_size", 1);
+  m.layers = r.integer("num_layers", 1);
+  m.vocab = r.integer("vocab_size", 1);
+  m.max_context = r.integer("max_context", 1);
+  m.tied_embeddings = r.boolean_or("tied_embeddings", false);
+  m.position_embeddings = r.integer_or("position_embeddings", 0);
+  m.linear_bias = r.boolean_or("linear_bias", false);
+  std::string norm = r.str_or("norm", "rmsnorm");
   if (norm == "layernorm") {
     m.norm = NormKind::LayerNorm;
   } else if (norm != "rmsnorm") {
-    r.fail(r.at("norm"), "unknown norm \"" + norm + "\" (rmsnorm, layernorm)");
+    r.fail(r.pointer_to("norm"), "unknown norm \"" + norm + "\" (rmsnorm, layernorm)");
   }
   parse_attention(r.object("attention"), m);
   parse_mlp(r.object("mlp"), m);
   if (r.has("moe")) parse_moe(r.object("moe"), m);
-  m.mtp_modules = r.integer("mtp_modules", 0);
+  m.mtp_modules = r.integer_or("mtp_modules", 0);
   if (r.has("dtypes")) m.dtypes = parse_dtypes(r.object("dtypes"));
   return m;
 }
@@ -202,16 +206,7 @@ std::vector<std::string> builtin_model_names() {
 }
 
 ModelSpec parse_model_json(const std::string& text, const std::string& source) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // nlohmann reports the byte just past the error (1-based); point at the byte itself.
-    std::string what = e.what();
-    if (auto pos = what.find(": "); pos != std::string::npos) what = what.substr(pos + 2);
-    throw InputError(source, line_column_location(text, e.byte > 0 ? e.byte - 1 : 0),
-                     "malformed JSON: " + what);
-  }
+  const json j = io::parse_json_text(text, source);
   if (!j.is_object()) throw InputError(source, "", "expected a JSON object");
   ModelSpec m = io::is_hf_config(j) ? io::parse_hf_config(j, source) : parse_native(j, source);
   validate_model(m, source);

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "io/json_reader.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/nccl_tests.hpp"
 
@@ -20,6 +21,16 @@ std::vector<std::string> words(const std::string& line) {
   std::vector<std::string> out;
   for (std::string w; in >> w;) out.push_back(w);
   return out;
+}
+
+// nThread × nGpus as a rank count, 0 (unknown) unless both are whole numbers and the product
+// is a plausible rank count (fuzzing found "nThread 1e300" overflowing the int conversion).
+int rank_count(double threads, double gpus) {
+  const double n = threads * gpus;
+  if (!(threads >= 1 && gpus >= 1 && n <= 1 << 20) || threads != std::floor(threads) ||
+      gpus != std::floor(gpus))
+    return 0;
+  return static_cast<int>(n);
 }
 
 bool number(const std::string& text, double& out) {
@@ -73,7 +84,7 @@ void parse_text(const std::string& text, NcclTestsLog& log, int& threads_x_gpus)
         log.program = w[4];
       if (w.size() >= 5 && w[1] == "nThread" && w[3] == "nGpus") {
         double t = 0, g = 0;
-        if (number(w[2], t) && number(w[4], g)) threads_x_gpus = static_cast<int>(t * g);
+        if (number(w[2], t) && number(w[4], g)) threads_x_gpus = rank_count(t, g);
       }
       // "#  Rank  0 Group  0 Pid  1234 on host device  0 [0x1b] NVIDIA H100 80GB HBM3"
       if (w.size() >= 11 && w[1] == "Rank" && w[7] == "on" && w[9] == "device") {
@@ -104,18 +115,14 @@ void parse_text(const std::string& text, NcclTestsLog& log, int& threads_x_gpus)
 }
 
 void parse_json(const std::string& text, NcclTestsLog& log, int& threads_x_gpus) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(log.source, "", std::string("malformed JSON: ") + e.what());
-  }
+  const nlohmann::json doc = io::parse_json_text(text, log.source);
   if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() &&
       doc["args"][0].is_string())
     log.program = std::filesystem::path(doc["args"][0].get<std::string>()).filename().string();
   const nlohmann::json* cfg = doc.contains("config") ? &doc["config"] : nullptr;
   if (cfg && cfg->contains("nthreads") && cfg->contains("ngpus"))
-    threads_x_gpus = (*cfg)["nthreads"].get<int>() * (*cfg)["ngpus"].get<int>();
+    if ((*cfg)["nthreads"].is_number() && (*cfg)["ngpus"].is_number())
+      threads_x_gpus = rank_count((*cfg)["nthreads"].get<double>(), (*cfg)["ngpus"].get<double>());
   const nlohmann::json* devices = cfg && cfg->contains("devices") ? &(*cfg)["devices"]
                                   : doc.contains("devices")       ? &doc["devices"]
                                                                   : nullptr;

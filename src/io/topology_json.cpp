@@ -5,8 +5,8 @@
 #include <memory>
 #include <set>
 
-#include "hw/json_fields.hpp"
 #include "hw/kind_names.hpp"
+#include "io/json_reader.hpp"
 #include "io/topology_ranges.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology_io.hpp"
@@ -14,41 +14,40 @@
 namespace topoplan {
 namespace {
 
-using detail::Fields;
 using nlohmann::json;
 
 // Unknown keys are errors: a typo such as "cout" would otherwise silently mean count = 1.
-void check_keys(const Fields& f, std::initializer_list<const char*> allowed) {
-  for (auto it = f.obj.begin(); it != f.obj.end(); ++it) {
+void check_keys(const io::JsonReader& f, std::initializer_list<const char*> allowed) {
+  for (auto it = f.raw().begin(); it != f.raw().end(); ++it) {
     bool ok = false;
     for (const char* a : allowed) ok = ok || it.key() == a;
     if (!ok) {
       std::vector<std::string> names(allowed.begin(), allowed.end());
-      throw InputError(f.source, f.pointer_to(it.key()),
+      throw InputError(f.source(), f.pointer_to(it.key()),
                        UnknownNameError("field", it.key(), names).what());
     }
   }
 }
 
 // The names are hw's one table (kind_names.hpp), in its order for "did you mean".
-DeviceType parse_device_type(const Fields& f) {
+DeviceType parse_device_type(const io::JsonReader& f) {
   const std::string text = f.str("type");
   try {
     return value_of(detail::kDeviceTypeNames, text, "device type",
                     [](std::string_view name, std::string_view t) { return name == t; });
   } catch (const UnknownNameError& e) {
-    throw InputError(f.source, f.pointer_to("type"), e.what());
+    throw InputError(f.source(), f.pointer_to("type"), e.what());
   }
 }
 
 // Throws at `ptr` when `name` is not in the catalog, keeping the catalog's did-you-mean text.
 template <class Lookup>
-void require_catalog(Lookup lookup, const std::string& name, const Fields& f,
+void require_catalog(Lookup lookup, const std::string& name, const io::JsonReader& f,
                      const std::string& key) {
   try {
     lookup(name);
   } catch (const UnknownNameError& e) {
-    throw InputError(f.source, f.pointer_to(key), e.what());
+    throw InputError(f.source(), f.pointer_to(key), e.what());
   }
 }
 
@@ -67,7 +66,7 @@ struct ParseState {
 // Thrown by resolve() for an id whose device entry already failed: not reported twice.
 struct SkipEntry {};
 
-void parse_device(const Fields& f, ParseState& st) {
+void parse_device(const io::JsonReader& f, ParseState& st) {
   const Catalog& cat = st.cat;
   check_keys(f, {"id", "type", "model", "node", "tier", "comment"});
   const std::vector<std::string> ids =
@@ -106,9 +105,9 @@ void parse_device(const Fields& f, ParseState& st) {
   }
 }
 
-std::vector<int> resolve(const Fields& f, const std::string& key, const ParseState& st) {
+std::vector<int> resolve(const io::JsonReader& f, const std::string& key, const ParseState& st) {
   std::vector<int> out;
-  for (const std::string& id : detail::expand_range(f.str(key), f.source, f.pointer_to(key))) {
+  for (const std::string& id : detail::expand_range(f.str(key), f.source(), f.pointer_to(key))) {
     auto index = st.topo.find(id);
     if (!index) {
       if (st.broken_ids.count(id)) throw SkipEntry{};
@@ -116,14 +115,15 @@ std::vector<int> resolve(const Fields& f, const std::string& key, const ParseSta
       for (std::size_t d = 0; d < st.topo.device_count(); ++d) {
         ids.push_back(st.topo.device(static_cast<int>(d)).id);
       }
-      throw InputError(f.source, f.pointer_to(key), UnknownNameError("device id", id, ids).what());
+      throw InputError(f.source(), f.pointer_to(key),
+                       UnknownNameError("device id", id, ids).what());
     }
     out.push_back(*index);
   }
   return out;
 }
 
-void parse_link(const Fields& f, ParseState& st) {
+void parse_link(const io::JsonReader& f, ParseState& st) {
   const Catalog& cat = st.cat;
   check_keys(f, {"from", "to", "type", "count", "bw_GBps", "latency_us", "efficiency", "comment"});
   const std::string type = f.str("type");
@@ -145,7 +145,7 @@ void parse_link(const Fields& f, ParseState& st) {
   proto.latency_us = f.has("latency_us") ? f.number("latency_us", 0, false) : spec->latency_us;
   const std::vector<int> from = resolve(f, "from", st), to = resolve(f, "to", st);
   if (from.size() != to.size() && from.size() != 1 && to.size() != 1) {
-    throw InputError(st.source, f.pointer,
+    throw InputError(st.source, f.pointer(),
                      "'from' expands to " + std::to_string(from.size()) + " devices and 'to' to " +
                          std::to_string(to.size()) +
                          "; ranges must have equal lengths, or one side must be a single device");
@@ -164,7 +164,8 @@ template <class Fn>
 void parse_entries(const json& arr, const std::string& key, ParseState& st, Fn parse_one) {
   for (std::size_t i = 0; i < arr.size(); ++i) {
     try {
-      parse_one(Fields(arr[i], st.source, "/" + key + "/" + std::to_string(i)), st);
+      parse_one(io::JsonReader::object_at(arr[i], st.source, "/" + key + "/" + std::to_string(i)),
+                st);
     } catch (const InputError& e) {
       st.errors.push_back(e);
     } catch (const SkipEntry&) {
@@ -181,19 +182,19 @@ void parse_entries(const json& arr, const std::string& key, ParseState& st, Fn p
   throw InputError(first.source(), first.location(), detail);
 }
 
-const json& require_array(const Fields& f, const std::string& key) {
+const json& require_array(const io::JsonReader& f, const std::string& key) {
   const json& v = f.at(key);
-  if (!v.is_array()) throw InputError(f.source, "/" + key, "expected an array");
+  if (!v.is_array()) throw InputError(f.source(), "/" + key, "expected an array");
   return v;
 }
 
-Topology parse_cluster(const Fields& top, const std::string& source);
+Topology parse_cluster(const io::JsonReader& top, const std::string& source);
 
 }  // namespace
 
 Topology parse_topology_json(const std::string& text, const std::string& source) {
-  const json doc = detail::parse_json_text(text, source);
-  const Fields top(doc, source, "");
+  const json doc = io::parse_json_text(text, source);
+  const io::JsonReader top = io::JsonReader::object_at(doc, source, "");
   check_keys(
       top, {"name", "description", "devices", "links", "cluster", "sources", "comment", "catalog"});
   if (top.has("cluster")) return parse_cluster(top, source);
@@ -216,13 +217,13 @@ Topology parse_topology_json(const std::string& text, const std::string& source)
 
 namespace {
 
-Topology parse_cluster(const Fields& top, const std::string& source) {
-  const Fields c(top.at("cluster"), source, "/cluster");
+Topology parse_cluster(const io::JsonReader& top, const std::string& source) {
+  const io::JsonReader c = io::JsonReader::object_at(top.at("cluster"), source, "/cluster");
   check_keys(c, {"server", "count", "fabric", "comment"});
   ClusterOptions opts;
   opts.nodes = c.integer("count", 1);
   if (c.has("fabric")) {
-    const Fields fab(c.at("fabric"), source, "/cluster/fabric");
+    const io::JsonReader fab = io::JsonReader::object_at(c.at("fabric"), source, "/cluster/fabric");
     check_keys(fab, {"kind", "link", "tiers", "oversubscription", "comment"});
     opts.fabric = fab.str_or("kind", opts.fabric);
     if (opts.fabric != "rail-optimized" && opts.fabric != "fat-tree") {

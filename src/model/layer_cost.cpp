@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/kernels.hpp"
+#include "model/moe_balance.hpp"
 #include "model/params.hpp"
 #include "topoplan/model.hpp"
 
@@ -165,6 +166,13 @@ void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, con
   double local = double(e.num_experts) / s.ep, etp = s.effective_expert_tp();
   double assigned = T * e.top_k * local / e.num_experts;
   double touched = expected_experts_touched(T, e.top_k, e.num_experts, local);
+  if (s.ep > 1) {
+    // Every EP rank waits for the busiest one at the combine all-to-all, so its expert count
+    // (weights read, decode) and its assignments (GEMM rows, prefill) set the layer's time.
+    touched = moe::busiest_rank_experts(T, e.top_k, e.num_experts, s.ep);
+    assigned = moe::busiest_rank_assignments(T, e.top_k, s.ep);
+    touched = std::min(touched, assigned);
+  }
   if (touched <= 0) return;
   WeightFormat f = m.dtypes.format(Part::RoutedExperts);
   double il = e.expert_intermediate / etp;

@@ -3,7 +3,7 @@
 #include <memory>
 #include <mutex>
 
-#include "hw/json_fields.hpp"
+#include "io/json_reader.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/perf.hpp"
@@ -14,31 +14,32 @@ namespace {
 constexpr const char* kReferenceFile = "topologies/calibration/h200-sxm.json";
 
 // {"x": [...], "fraction": [...]} with x in `x_key` units; stored as log(x / peak_per_us).
-LogCurve parse_curve(const detail::Fields& f, const std::string& key, const std::string& x_key,
+LogCurve parse_curve(const io::JsonReader& f, const std::string& key, const std::string& x_key,
                      double per_us, bool required) {
   LogCurve c;
   if (!f.has(key)) {
-    if (required) throw InputError(f.source, f.pointer + "/" + key, "missing efficiency curve");
+    if (required) throw InputError(f.source(), f.pointer() + "/" + key, "missing efficiency curve");
     return c;
   }
-  const detail::Fields cf(f.at(key), f.source, f.pointer + "/" + key);
+  const io::JsonReader cf =
+      io::JsonReader::object_at(f.at(key), f.source(), f.pointer() + "/" + key);
   const auto& xs = cf.at(x_key);
   const auto& ys = cf.at("fraction");
   if (!xs.is_array() || !ys.is_array() || xs.size() != ys.size() || xs.size() < 2)
-    throw InputError(f.source, cf.pointer,
+    throw InputError(f.source(), cf.pointer(),
                      "'" + x_key + "' and 'fraction' must be arrays of equal length >= 2");
   for (std::size_t i = 0; i < xs.size(); ++i) {
-    const std::string at = cf.pointer + "/" + x_key + "/" + std::to_string(i);
+    const std::string at = cf.pointer() + "/" + x_key + "/" + std::to_string(i);
     if (!xs[i].is_number() || !ys[i].is_number())
-      throw InputError(f.source, at, "curve entries must be numbers");
+      throw InputError(f.source(), at, "curve entries must be numbers");
     const double x = xs[i].get<double>(), y = ys[i].get<double>();
-    if (!(x > 0)) throw InputError(f.source, at, "must be > 0");
+    if (!(x > 0)) throw InputError(f.source(), at, "must be > 0");
     if (!(y > 0 && y <= 1.0))
-      throw InputError(f.source, cf.pointer + "/fraction/" + std::to_string(i),
+      throw InputError(f.source(), cf.pointer() + "/fraction/" + std::to_string(i),
                        "a fraction of peak must be in (0, 1]");
     const double lx = std::log(x / per_us);
     if (!c.log_x.empty() && !(lx > c.log_x.back()))
-      throw InputError(f.source, at, "'" + x_key + "' must be strictly increasing");
+      throw InputError(f.source(), at, "'" + x_key + "' must be strictly increasing");
     c.log_x.push_back(lx);
     c.y.push_back(y);
   }
@@ -48,12 +49,13 @@ LogCurve parse_curve(const detail::Fields& f, const std::string& key, const std:
 }  // namespace
 
 Calibration parse_calibration(const std::string& json_text, const std::string& source) {
-  const auto j = detail::parse_json_text(json_text, source);
-  const detail::Fields f(j, source, "");
+  const auto j = io::parse_json_text(json_text, source);
+  const io::JsonReader f = io::JsonReader::object_at(j, source, "");
   Calibration c;
   c.gpu = f.str("gpu");
   c.source = f.str("source");
-  const detail::Fields peaks(f.at("reference_peaks"), source, "/reference_peaks");
+  const io::JsonReader peaks =
+      io::JsonReader::object_at(f.at("reference_peaks"), source, "/reference_peaks");
   c.ref_hbm_GBps = peaks.number("hbm_GBps", 0, true);
   c.ref_bf16_TFLOPS = peaks.number("bf16_TFLOPS", 0, true);
   c.ref_fp8_TFLOPS = peaks.number("fp8_TFLOPS", 0, true);

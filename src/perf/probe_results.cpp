@@ -1,6 +1,6 @@
 // Reads probe output (tools/probe/probe_compute.py, probe_mla.py and the C++ topoplan-probe share
 // the point format) into (kernel, measured time) pairs.
-#include "hw/json_fields.hpp"
+#include "io/json_reader.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/perf.hpp"
 
@@ -23,14 +23,15 @@ bool priced(const std::string& op) {
 
 std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
                                                 const std::string& source) {
-  const auto j = detail::parse_json_text(json_text, source);
-  const detail::Fields top(j, source, "");
+  const auto j = io::parse_json_text(json_text, source);
+  const io::JsonReader top = io::JsonReader::object_at(j, source, "");
   const auto& points = top.at("points");
   if (!points.is_array()) throw InputError(source, "/points", "expected an array");
   std::vector<MeasuredKernel> out;
   for (std::size_t i = 0; i < points.size(); ++i) {
-    const detail::Fields f(points[i], source, "/points/" + std::to_string(i));
-    if (!points[i].is_object()) throw InputError(source, f.pointer, "expected an object");
+    const io::JsonReader f =
+        io::JsonReader::object_at(points[i], source, "/points/" + std::to_string(i));
+    if (!points[i].is_object()) throw InputError(source, f.pointer(), "expected an object");
     const std::string op = f.str("op");
     if (f.has("error") || !priced(op)) continue;
     MeasuredKernel mk;

@@ -10,18 +10,9 @@
 #include <vector>
 
 #include "topoplan/collective.hpp"
+#include "topoplan/json.hpp"  // CollectiveReport
 
 namespace topoplan::report {
-
-struct CollectiveReport {
-  CollOp op = CollOp::AllReduce;
-  std::string topology;            // topology name
-  int nodes = 1;                   // servers spanned by the ranks
-  std::vector<std::string> ranks;  // device ids in rank order
-  std::string dtype = "fp32";
-  double element_bytes = 4;
-  std::vector<CollectiveCost> results;
-};
 
 void print_collective(std::ostream& os, const CollectiveReport& r, bool json);
 

@@ -7,6 +7,7 @@
 
 #include <sstream>
 
+#include "io/json_reader.hpp"
 #include "report/plan_report.hpp"
 #include "report/table.hpp"
 #include "topoplan/embedded.hpp"
@@ -187,13 +188,7 @@ ColorBy parse_color_by(const std::string& text) {
 
 Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,
                                const std::string& source, ColorBy by) {
-  json doc;
-  try {
-    doc = json::parse(json_text);
-  } catch (const json::parse_error& e) {
-    throw InputError(source, "byte " + std::to_string(e.byte),
-                     std::string("not JSON: ") + e.what());
-  }
+  const json doc = io::parse_json_text(json_text, source);  // the one reader: line:column errors
   if (!doc.contains("plans") || !doc["plans"].is_array() || doc["plans"].empty())
     throw InputError(source, "/plans", "no plans (is this `topoplan plan --json` output?)");
   const json& plan = doc["plans"][0];

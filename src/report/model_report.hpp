@@ -5,16 +5,10 @@
 #include <ostream>
 #include <vector>
 
+#include "topoplan/json.hpp"  // ModelShowOptions
 #include "topoplan/model.hpp"
 
 namespace topoplan::report {
-
-// The per-layer cost section of `model show`: one decode step and one prefill, on one shard.
-struct ModelShowOptions {
-  Workload decode{.phase = Phase::Decode, .batch = 1, .new_tokens = 1, .context = 4096};
-  Workload prefill{.phase = Phase::Prefill, .batch = 1, .new_tokens = 4096, .context = 0};
-  Shard shard;
-};
 
 void print_model_list(std::ostream& os, const std::vector<ModelSpec>& models, bool json);
 void print_model_show(std::ostream& os, const ModelSpec& m, const ModelShowOptions& o, bool json);

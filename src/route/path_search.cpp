@@ -148,7 +148,8 @@ class Search {
     best[start] = static_cast<int>(PathClass::LOC);
     pq.push({best[start], start});
     while (!pq.empty()) {
-      auto [c, s] = pq.top();
+      const int c = pq.top().first,
+                s = pq.top().second;  // not bindings: clang 14 cannot capture those
       pq.pop();
       if (c != best[s]) continue;
       if (is_target(s)) return static_cast<PathClass>(c);
@@ -170,7 +171,8 @@ class Search {
     best[start] = std::numeric_limits<double>::infinity();
     pq.push({best[start], start});
     while (!pq.empty()) {
-      auto [bw, s] = pq.top();
+      const double bw = pq.top().first;
+      const int s = pq.top().second;
       pq.pop();
       if (bw != best[s]) continue;
       if (is_target(s)) return bw;

@@ -15,6 +15,12 @@ std::uint64_t pair_key(int a, int b) {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
          static_cast<std::uint32_t>(b);
 }
+// a then b (a.dst == b.src) as one path of class `cls`: bottleneck and latency of both pieces.
+Path joined(const Path& a, const Path& b, PathClass cls) {
+  Path r{a.src, b.dst, a.hops, cls, std::min(a.bw_GBps, b.bw_GBps), a.latency_us + b.latency_us};
+  r.hops.insert(r.hops.end(), b.hops.begin(), b.hops.end());
+  return r;
+}
 // Better by NCCL's order: lower class, then higher bandwidth.
 bool closer(const Path& x, const Path& y) {
   return x.cls != y.cls ? x.cls < y.cls : x.bw_GBps > y.bw_GBps;
@@ -47,7 +53,29 @@ struct Router::Impl {
     const int g = servers.group(src);
     const int tg = servers.template_of(g);
     const Path& p = in_template(servers.same_slot(src, tg), servers.same_slot(dst, tg));
+    if (p.cls == PathClass::PXN) return servers.translate(pxn_via_owner(p, tg), tg, g);
     return servers.translate(p, tg, g);
+  }
+
+  // The GPU whose own NIC is `nic` (template server tg), -1 when none. NCCL's PXN relays a GPU's
+  // traffic for NIC n through n's local GPU (ncclTopoGetLocalGpu, used by the PXN step of
+  // ncclTopoComputePaths), not through whichever NVLink peer the search meets first: with two
+  // GPUs and two NICs per PCIe switch, the first-found relay would carry both NICs' traffic.
+  int owner_of_nic(int nic, int tg) const {
+    for (int d : servers.members(tg))
+      if (topo.device(d).type == DeviceType::Gpu && nic_of_gpu(d) == nic) return d;
+    return -1;
+  }
+
+  // A PXN path (GPU → NVLink → relay GPU → PCIe → NIC) rerouted through the NIC's own GPU, when
+  // that GPU is reachable by NVLink and its own path to the NIC is PCIe-only.
+  Path pxn_via_owner(const Path& p, int tg) const {
+    const int owner = owner_of_nic(p.dst, tg);
+    if (owner < 0 || owner == p.src) return p;
+    const Path& a = in_template(p.src, owner);
+    const Path& b = in_template(owner, p.dst);
+    if (a.cls != PathClass::NVL || b.cls > PathClass::PXB) return p;
+    return joined(a, b, PathClass::PXN);
   }
 
   int nic_of_gpu(int gpu) const {
@@ -129,9 +157,37 @@ struct Router::Impl {
     return p;
   }
 
+  // Whether the driver lets src and dst talk peer-to-peer (both GPUs: their catalog `p2p`).
+  bool p2p_between(int src, int dst) const {
+    const Device &a = topo.device(src), &b = topo.device(dst);
+    if (a.type != DeviceType::Gpu || b.type != DeviceType::Gpu) return true;
+    return topo.gpu_spec(src).p2p && topo.gpu_spec(dst).p2p;
+  }
+
+  // GPU → host memory → GPU, NCCL's SHM transport when P2P is off (GeForce): the sender writes
+  // into pinned memory of its own CPU (the closest one) and the receiver reads it from there.
+  std::optional<Path> via_host(int src, int dst) const {
+    const int g = servers.group(src), tg = servers.template_of(g);
+    const int tsrc = servers.same_slot(src, tg), tdst = servers.same_slot(dst, tg);
+    const Path* best = nullptr;
+    int cpu = -1;
+    for (int d : servers.members(tg)) {
+      if (topo.device(d).type != DeviceType::Cpu) continue;
+      const Path& p = in_template(tsrc, d);
+      if (p.cls != PathClass::DIS && (!best || closer(p, *best))) best = &p, cpu = d;
+    }
+    if (!best) return std::nullopt;
+    const Path& b = in_template(cpu, tdst);
+    if (b.cls == PathClass::DIS) return std::nullopt;
+    return servers.translate(joined(*best, b, std::max({best->cls, b.cls, PathClass::PHB})), tg, g);
+  }
+
   Path compute(int src, int dst) const {
     if (src == dst) return Path{src, dst, {}, PathClass::LOC, 0, 0};
     const int gs = servers.group(src), gd = servers.group(dst);
+    if (gs >= 0 && gs == gd && !p2p_between(src, dst)) {
+      if (auto p = via_host(src, dst)) return *p;
+    }
     if (gs >= 0 && gs == gd) {
       Path p = intra(src, dst);
       if (p.cls != PathClass::DIS) return p;  // the network only when there is no P2P path

@@ -29,6 +29,11 @@ topoplan_cli_test(collective_bad_size ARGS collective all-reduce --topology hgx-
 topoplan_cli_test(collective_bad_sweep
                   ARGS collective all-reduce --topology hgx-h100-8 --sweep 1G:1M EXIT 2
                   EXPECT_STDERR "MIN")
+topoplan_cli_test(collective_huge_size ARGS collective all-reduce --topology hgx-h100-8 --size 1e30B
+                  EXIT 2 EXPECT_STDERR "1 PiB limit")
+topoplan_cli_test(collective_sweep_factor_suffix
+                  ARGS collective all-reduce --topology hgx-h100-8 --sweep 1:1G:2x EXIT 2
+                  EXPECT_STDERR "got '2x'")
 topoplan_cli_test(collective_size_and_sweep
                   ARGS collective all-reduce --topology hgx-h100-8 --size 1G --sweep 1M:1G EXIT 2
                   EXPECT_STDERR "exactly one")

@@ -27,6 +27,23 @@ inline Topology nvswitch_server(int n, const std::string& model, double bw_GBps,
   return t;
 }
 
+// n GPUs of `model` pairwise joined by one direct NVLink link of bw_GBps per direction (a
+// switchless full mesh), efficiency 1, 0.3 µs per link. Server 0, no CPUs or NICs.
+inline Topology mesh_server(int n, const std::string& model, double bw_GBps) {
+  Topology t;
+  t.name = "test-mesh";
+  for (int i = 0; i < n; ++i)
+    t.add_device({"gpu" + std::to_string(i), DeviceType::Gpu, model, 0, i, 0});
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      Link l;
+      l.a = i, l.b = j, l.kind = LinkKind::NVLink, l.type = "nvlink4", l.count = 1;
+      l.bw_GBps = bw_GBps, l.efficiency = 1.0, l.latency_us = 0.3;
+      t.add_link(l);
+    }
+  return t;
+}
+
 inline Topology cluster(const std::string& server, int nodes, const std::string& link = "") {
   ClusterOptions o;
   o.nodes = nodes;

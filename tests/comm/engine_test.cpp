@@ -33,6 +33,26 @@ TEST_CASE("ring all-reduce on an NVSwitch equals the closed form 2(n-1)/n·S/B +
         doctest::Approx(100).epsilon(0.001));
 }
 
+TEST_CASE("switchless NVLink mesh: ring channels spread over every link (issue 14)") {
+  // 8 GPUs, one 50 GB/s link per pair, efficiency 1. NCCL's ring search puts its channels on
+  // n − 1 = 7 edge-disjoint rings, so every directed link carries 1/7 of one ring's bytes:
+  // all-reduce 2(n−1)/n · S / 7 = S/4 per link → time S/(4·50 GB/s) and busbw
+  // = algbw · 2(n−1)/n = 200 · 1.75 = 350 GB/s = 7 × 50. One ring in GPU order would give 50.
+  const Topology t = mesh_server(8, "H100-SXM", 50);
+  Router r(t);
+  CollectiveModel m(r);
+  const double s = 1e12;  // latency negligible (< 0.1%)
+  const CollectiveCost ar = m.cost(CollOp::AllReduce, t.gpus(), s, force(Algorithm::Ring));
+  CHECK(ar.busbw_GBps == doctest::Approx(350).epsilon(0.002));
+  // All-gather: (n−1)/n · S / 7 = S/8 per link → algbw 400, busbw 400 · 7/8 = 350.
+  const CollectiveCost ag = m.cost(CollOp::AllGather, t.gpus(), s, force(Algorithm::Ring));
+  CHECK(ag.busbw_GBps == doctest::Approx(350).epsilon(0.002));
+  // Three GPUs of the mesh: 2 rings, busbw 2 × 50.
+  const std::vector<int> three = first(t, 3);
+  CHECK(m.cost(CollOp::AllReduce, three, s, force(Algorithm::Ring)).busbw_GBps ==
+        doctest::Approx(100).epsilon(0.002));
+}
+
 TEST_CASE("time is monotonic in size and in link bandwidth") {
   const Topology slow = nvswitch_server(8, "H100-SXM", 200, 0.9);
   const Topology fast = nvswitch_server(8, "H100-SXM", 400, 0.9);

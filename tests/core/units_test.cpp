@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "topoplan/error.hpp"
 #include "topoplan/units.hpp"
 
@@ -54,4 +56,14 @@ TEST_CASE("count_of: singular for one, plural otherwise") {
   CHECK(count_of(1, "strategy", "strategies") == "1 strategy");
   CHECK(count_of(0, "strategy", "strategies") == "0 strategies");
   CHECK(count_of(2, "tier", "tiers") == "2 tiers");
+}
+
+TEST_CASE("parse_bytes: sizes past 1 PiB are refused, -0 is 0 (issue 16)") {
+  // 2^50 B = 1 PiB is accepted exactly; one more KiB is not (it would wrap the int64 JSON field
+  // past ~9.2e18 B, and no buffer is near 1 PiB).
+  CHECK(parse_bytes("1048576G") == kMaxBytes);
+  CHECK_THROWS_AS(parse_bytes("1048577G"), InputError);
+  CHECK_THROWS_AS(parse_bytes("1e30B"), InputError);
+  CHECK_THROWS_AS(parse_bytes("1e300T"), InputError);  // finite number, infinite product
+  CHECK(std::signbit(parse_bytes("-0")) == false);
 }

@@ -122,7 +122,7 @@ TEST_CASE("field errors: typo'd keys, bad counts, bad overrides, missing arrays"
       error_of(with(kDevs, R"({"from": "gpu0", "to": "nvs", "type": "nvlink4", "bw_GBps": -5})")) ==
       "t.json: /links/0/bw_GBps: must be > 0, got -5");
   CHECK(error_of(with(kDevs, R"({"from": "gpu0", "to": 3, "type": "nvlink4"})")) ==
-        "t.json: /links/0/to: expected a string");
+        "t.json: /links/0/to: expected a string, got 3");  // the reader names what it found
   CHECK(error_of(R"({"name": "t", "devices": []})") == "t.json: /links: missing field");
   CHECK(error_of(R"({"name": "t", "devices": {}, "links": []})") ==
         "t.json: /devices: expected an array");

@@ -76,7 +76,7 @@ TEST_CASE("overlay: bad documents name the pointer") {
   CHECK_THROWS_WITH_AS(overlay_from_plan_json(single, c.json, "plan.json", ColorBy::Tp),
                        doctest::Contains("/plans/0/placement/"), InputError);
   CHECK_THROWS_WITH_AS(overlay_from_plan_json(single, "{", "plan.json", ColorBy::Tp),
-                       doctest::Contains("not JSON"), InputError);
+                       doctest::Contains("malformed JSON"), InputError);
   CHECK_THROWS_WITH_AS(overlay_from_plan_json(single, "{\"plans\": []}", "plan.json", ColorBy::Tp),
                        doctest::Contains("/plans"), InputError);
   CHECK_THROWS_AS(parse_color_by("tensor"), InputError);

@@ -41,6 +41,66 @@ TEST_CASE("gb200-nvl72: a GPU reaches another tray's NIC by NVLink then the peer
   CHECK(t.device(r.nic_of_gpu(g0)).id == "nic0");
 }
 
+TEST_CASE("hgx-h100-8: a PXN relay is the NIC's own GPU, not the first NVLink peer") {
+  // Issue 14 regression. psw0 holds gpu0, gpu1, nic0 and nic1. gpu4 (on psw2) reaches nic1 by
+  // PXN; NCCL relays through nic1's local GPU (gpu1). Relaying through gpu0 (the first peer the
+  // search met) made gpu0's PCIe uplink carry rails 0 and 1 for the whole server, so a 2 × 8
+  // rail-optimized all-to-all ran at 55.6 GB/s busbw instead of the fat-tree's 89.8.
+  const Topology t = load_topology("hgx-h100-8");
+  Router r(t);
+  // gpu4 → nvswitch → gpu1 → psw0 → nic1: 2 × 0.3 (NVLink) + 2 × 0.5 (PCIe) = 1.6 µs, 64 GB/s.
+  const Path& p = r.path(id(t, "gpu4"), id(t, "nic1"));
+  check_path(p, PathClass::PXN, 64, 1.6);
+  REQUIRE(p.hops.size() == 4);
+  CHECK(t.device(t.to_device(p.hops[1])).id == "gpu1");
+  // gpu0 shares psw0 with nic1: PIX, no relay (NCCL keeps a path better than PXN).
+  check_path(r.path(id(t, "gpu0"), id(t, "nic1")), PathClass::PIX, 64, 1.0);
+}
+
+TEST_CASE("2 × hgx-h100-8: rail-optimized all-to-all loads no GPU uplink with two rails") {
+  // Every n0 GPU sends to every n1 GPU j through nic j; with each rail's traffic relayed by its
+  // own GPU, the most loaded n0 GPU → psw link carries one rail: 8 sources × 1/16 of the buffer.
+  const Topology t = cluster("hgx-h100-8", 2, "rail-optimized");
+  Router r(t);
+  for (int j = 0; j < 8; ++j) {
+    const std::string dst = "n1/gpu" + std::to_string(j);
+    for (int i = 0; i < 8; ++i) {
+      const Path& p = r.path(id(t, "n0/gpu" + std::to_string(i)), id(t, dst));
+      // The GPU that leaves the server by PCIe is gpu j (its NIC is nic j) or gpu i when i and
+      // j share a PCIe switch (PIX): never a third GPU.
+      int pcie_gpu = -1;
+      for (DirLink d : p.hops)
+        if (t.device(t.from_device(d)).type == DeviceType::Gpu &&
+            t.device(t.to_device(d)).type == DeviceType::PcieSwitch)
+          pcie_gpu = t.from_device(d);
+      const std::string leaves = t.device(pcie_gpu).id;
+      CHECK_MESSAGE((leaves == "n0/gpu" + std::to_string(j) ||
+                     (leaves == "n0/gpu" + std::to_string(i) && i / 2 == j / 2)),
+                    "n0/gpu" << i << " -> " << dst << " leaves by " << leaves);
+    }
+  }
+}
+
+TEST_CASE("pcie-rtx4090-8: GeForce has no P2P, so GPU pairs go through host memory (issue 14)") {
+  // The catalog marks RTX-4090 "p2p": false (NVIDIA: no P2P on GeForce 40-series). gpu0 and gpu1
+  // share psw0, but NCCL's SHM transport stages through cpu0's memory:
+  // gpu0 → psw0 → cpu0 → psw0 → gpu1, class PHB (was PIX, straight through the switch).
+  const Topology t = load_topology("pcie-rtx4090-8");
+  Router r(t);
+  const Path& p = r.path(id(t, "gpu0"), id(t, "gpu1"));
+  CHECK(to_string(p.cls) == to_string(PathClass::PHB));
+  REQUIRE(p.hops.size() == 4);
+  CHECK(t.device(t.to_device(p.hops[1])).id == "cpu0");
+  // Across sockets the staging CPU is the sender's: gpu0 → psw0 → cpu0 → cpu1 → psw1 → gpu4, SYS.
+  const Path& x = r.path(id(t, "gpu0"), id(t, "gpu4"));
+  CHECK(to_string(x.cls) == to_string(PathClass::SYS));
+  CHECK(x.hops.size() == 5);
+  // A datacenter PCIe card keeps P2P through its switch.
+  const Topology l = load_topology("pcie-l40s-8");
+  Router rl(l);
+  CHECK(to_string(rl.path(id(l, "gpu0"), id(l, "gpu1")).cls) == to_string(PathClass::PIX));
+}
+
 TEST_CASE("2 × gb200-nvl72 rail-optimized: cross-rail pairs relay to the destination's rail") {
   const Topology t = cluster("gb200-nvl72", 2, "rail-optimized");
   Router r(t);

@@ -1,0 +1,76 @@
+// `topoplan compare`: the best plan of one workload on several cluster designs, side by side,
+// with power, tokens per joule and $ per million output tokens (docs/report.md).
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "topoplan/plan.hpp"
+#include "topoplan/topology_io.hpp"
+
+namespace topoplan::report {
+
+// One design: "TOPO[:key=value]..." with keys nodes, fabric, fabric-link, tiers,
+// oversubscription, price (USD per GPU-hour) and name (the column label).
+struct DesignSpec {
+  std::string text;      // as given
+  std::string topology;  // built-in name or file
+  ClusterOptions cluster;
+  std::optional<double> usd_per_gpu_hour;
+  std::string name;  // label; default: the topology name (+ "x<nodes>")
+};
+// Throws InputError naming `--topology` and the bad key or value.
+DesignSpec parse_design(const std::string& text);
+
+// A figure with where it came from.
+struct Sourced {
+  double value = 0;
+  std::string source;
+};
+
+struct DesignResult {
+  DesignSpec spec;
+  Topology topology;
+  PlanOutput plan;
+  std::optional<PlanResult> best;  // plans[0] when it fits and meets the limits
+  int gpus = 0, servers = 0;
+  std::string gpu_model;
+  Sourced gpu_W;              // TDP per GPU (catalog)
+  Sourced server_overhead_W;  // per server beyond the GPUs (costs.json)
+  double power_W = 0;         // gpus × TDP + servers × overhead
+  std::optional<Sourced> usd_per_gpu_hour;
+  // Derived from best (absent when no plan fits, or no price for $/Mtok).
+  std::optional<double> tokens_per_joule, usd_per_mtok, headroom_bytes;
+};
+
+// A column of the comparison: how to read it and which way is better.
+struct CompareColumn {
+  std::string key;    // JSON key ("tokens_per_s_per_gpu")
+  std::string title;  // table header
+  int better = 0;     // +1 higher wins, -1 lower wins, 0 no winner
+};
+const std::vector<CompareColumn>& compare_columns();
+// The value of `column` for a design (nullopt when not applicable).
+std::optional<double> column_value(const DesignResult& d, const std::string& column);
+
+struct Comparison {
+  std::string model;
+  PlanRequest request;
+  std::vector<DesignResult> designs;
+  std::vector<int> winner;  // per compare_columns() entry: design index, -1 none
+  int overall = -1;
+  std::string criterion;  // "usd_per_mtok" or "tokens_per_s_per_gpu"
+  std::string why;
+};
+
+// Plans every design with the same request. `prices` (USD per GPU-hour): empty, one for all, or
+// one per design; a design's own price= wins, then `prices`, then the dated catalog default.
+Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>& designs,
+                           const PlanRequest& request, const std::vector<double>& prices);
+
+void print_compare(std::ostream& os, const Comparison& c);
+void print_compare_json(std::ostream& os, const Comparison& c);
+
+}  // namespace topoplan::report

@@ -1,0 +1,135 @@
+#include "io/json_reader.hpp"
+
+#include <cmath>
+
+#include "topoplan/error.hpp"
+
+namespace topoplan::io {
+
+namespace {
+// Integers beyond this are typos, not counts (and would overflow int).
+constexpr long long kMaxInteger = 1'000'000'000;
+}  // namespace
+
+nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // nlohmann reports the byte just past the error (1-based); point at the byte itself.
+    const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+    std::string what = e.what();
+    // Drop nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 2: " prefix.
+    if (auto pos = what.find(": "); pos != std::string::npos) what = what.substr(pos + 2);
+    throw InputError(source, line_column_location(text, offset), "malformed JSON: " + what);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond the double range ("3e2768"): nlohmann gives no offset, but quotes the
+    // token, so locate its first occurrence (found by fuzzing; was an internal error, exit 1).
+    const std::string what = e.what();
+    const auto open = what.find('\''), close = what.rfind('\'');
+    const std::string token =
+        open != std::string::npos && close > open ? what.substr(open + 1, close - open - 1) : "";
+    const std::size_t at = token.empty() ? std::string::npos : text.find(token);
+    throw InputError(source, at == std::string::npos ? "" : line_column_location(text, at),
+                     "number out of range: " + (token.empty() ? what : token));
+  }
+}
+
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+JsonReader::JsonReader(const nlohmann::json& j, std::string source, std::string pointer)
+    : j_(j), source_(std::move(source)), pointer_(std::move(pointer)) {}
+
+JsonReader JsonReader::object_at(const nlohmann::json& j, std::string source, std::string pointer) {
+  if (!j.is_object())
+    throw InputError(source, pointer.empty() ? "/" : pointer, "expected an object");
+  return JsonReader(j, std::move(source), std::move(pointer));
+}
+
+bool JsonReader::has(const std::string& key) const {
+  auto it = j_.find(key);
+  return it != j_.end() && !it->is_null();
+}
+
+std::string JsonReader::pointer_to(const std::string& key) const {
+  return pointer_ + "/" + pointer_token(key);
+}
+
+void JsonReader::fail(const std::string& where, const std::string& what) const {
+  throw InputError(source_, where, what);
+}
+
+void JsonReader::only(std::initializer_list<const char*> allowed) const {
+  for (const auto& [key, value] : j_.items()) {
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || key == a;
+    if (!ok) fail(pointer_to(key), "unknown key \"" + key + "\"");
+  }
+}
+
+const nlohmann::json& JsonReader::at(const std::string& key) const {
+  auto it = j_.find(key);
+  if (it == j_.end()) fail(pointer_to(key), "missing field");
+  return *it;
+}
+
+std::string JsonReader::str(const std::string& key) const {
+  const auto& v = at(key);
+  if (!v.is_string()) fail(pointer_to(key), "expected a string, got " + v.dump());
+  return v.get<std::string>();
+}
+
+std::string JsonReader::str_or(const std::string& key, const std::string& fallback) const {
+  return has(key) ? str(key) : fallback;
+}
+
+double JsonReader::number(const std::string& key, double min, bool positive) const {
+  if (!has(key) && !positive) return 0;
+  const auto& v = at(key);
+  if (!v.is_number()) fail(pointer_to(key), "expected a number, got " + v.dump());
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < min || (positive && x <= 0)) {
+    std::string bound = positive && min <= 0 ? "> 0" : ">= " + nlohmann::json(min).dump();
+    fail(pointer_to(key), "must be " + bound + ", got " + v.dump());
+  }
+  return x;
+}
+
+int JsonReader::integer(const std::string& key, int min) const {
+  const auto& v = at(key);
+  if (!v.is_number_integer()) fail(pointer_to(key), "expected an integer, got " + v.dump());
+  const auto x = v.get<long long>();
+  if (x < min) fail(pointer_to(key), "must be >= " + std::to_string(min) + ", got " + v.dump());
+  if (x > kMaxInteger)
+    fail(pointer_to(key), "must be <= " + std::to_string(kMaxInteger) + ", got " + v.dump());
+  return static_cast<int>(x);
+}
+
+int JsonReader::integer_or(const std::string& key, int fallback) const {
+  return has(key) ? integer(key, 0) : fallback;
+}
+
+bool JsonReader::boolean_or(const std::string& key, bool fallback) const {
+  if (!has(key)) return fallback;
+  const auto& v = j_.at(key);
+  if (!v.is_boolean()) fail(pointer_to(key), "expected true or false, got " + v.dump());
+  return v.get<bool>();
+}
+
+JsonReader JsonReader::object(const std::string& key) const {
+  if (!has(key)) fail(pointer_to(key), "missing field");
+  return object_at(j_.at(key), source_, pointer_to(key));
+}
+
+}  // namespace topoplan::io

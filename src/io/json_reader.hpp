@@ -1,0 +1,56 @@
+// The one JSON reader of every input format (topology, catalog, model, Hugging Face config,
+// calibration, probe results, NCCL tuning): checked access to the fields of an object, every error
+// an InputError naming the file and the JSON pointer of the offending field (RFC 6901).
+// Private to src/: nlohmann/json never reaches include/.
+//
+// One rule for absence: a key that is missing or JSON null is "not given" (Hugging Face writes
+// null for unset options), so optional accessors return their fallback and required ones say
+// "missing field" (missing) or "expected ..., got null" (null).
+#pragma once
+
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace topoplan::io {
+
+// Parses `text`; a syntax error becomes InputError(source, "line L, column C", "malformed JSON:
+// ...").
+nlohmann::json parse_json_text(const std::string& text, const std::string& source);
+
+// Escapes a key for use inside a JSON pointer (RFC 6901: ~ → ~0, / → ~1).
+std::string pointer_token(const std::string& key);
+
+class JsonReader {
+ public:
+  // Reads `j` (not checked: raw() may be any value) found in `source` at `pointer`.
+  JsonReader(const nlohmann::json& j, std::string source, std::string pointer = "");
+  // The same, but `j` must be an object ("expected an object" at `pointer`, "/" for the root).
+  static JsonReader object_at(const nlohmann::json& j, std::string source, std::string pointer);
+
+  bool has(const std::string& key) const;  // present and not null
+  std::string pointer_to(const std::string& key) const;
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const;
+  // Throws on keys outside `allowed` (catches typos such as "hiden_size").
+  void only(std::initializer_list<const char*> allowed) const;
+
+  const nlohmann::json& at(const std::string& key) const;  // required: "missing field"
+  std::string str(const std::string& key) const;           // required string
+  std::string str_or(const std::string& key, const std::string& fallback) const;
+  // A number >= min (`positive` additionally rejects 0); optional (→ 0) unless `positive`.
+  double number(const std::string& key, double min, bool positive) const;
+  int integer(const std::string& key, int min) const;          // required, min..1e9
+  int integer_or(const std::string& key, int fallback) const;  // optional, 0..1e9
+  bool boolean_or(const std::string& key, bool fallback) const;
+  JsonReader object(const std::string& key) const;  // required object
+
+  const nlohmann::json& raw() const { return j_; }
+  const std::string& source() const { return source_; }
+  const std::string& pointer() const { return pointer_; }
+
+ private:
+  const nlohmann::json& j_;
+  std::string source_, pointer_;
+};
+
+}  // namespace topoplan::io
