@@ -13,6 +13,7 @@
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/nccl_tests.hpp"
+#include "topoplan/probe.hpp"
 
 namespace topoplan::cli {
 namespace {
@@ -29,18 +30,34 @@ struct ValidateArgs {
   bool json = false;
 };
 
+// nccl-tests logs from --nccl-tests files and from the nccl section of --probe results (the
+// probe writes each NCCL sweep as an nccl-tests text log inside its JSON, docs/probe.md).
 std::vector<NcclTestsLog> read_logs(const ValidateArgs& a) {
-  if (a.nccl_tests.empty())
-    throw InputError("--nccl-tests", "",
-                     "give at least one nccl-tests log (text or -J JSON) or, for validate, "
-                     "--probe FILE");
-  if (a.topo.topology.empty())
-    throw InputError("--topology", "", "required with --nccl-tests (the machine of the logs)");
   std::optional<CollOp> op;
   if (!a.op.empty()) op = parse_coll_op(a.op);
   std::vector<NcclTestsLog> logs;
   for (const std::string& path : a.nccl_tests)
     logs.push_back(parse_nccl_tests_log(read_text_file(path), path, op));
+  for (const std::string& path : a.probe.files)
+    for (const auto& [source, text] : parse_probe_file(read_text_file(path), path).nccl_logs) {
+      NcclTestsLog log = parse_nccl_tests_log(text, source, op);
+      // A one-rank run (--nccl-min-ranks 1 on a one-GPU machine) only exercises the probe's
+      // code: nothing crosses a link, so there is nothing to compare.
+      if (log.ranks >= 2)
+        logs.push_back(std::move(log));
+      else
+        std::cerr << "topoplan: " << source << ": one rank, skipped (nothing crosses a link)\n";
+    }
+  if (logs.empty())
+    throw InputError(
+        a.probe.files.empty() ? "--nccl-tests" : a.probe.files.front(), "",
+        a.probe.files.empty()
+            ? "give at least one nccl-tests log (text or -J JSON) or, for validate, "
+              "--probe FILE"
+            : "the probe result has no NCCL runs over 2 or more GPUs (a probe of one GPU "
+              "has none)");
+  if (a.topo.topology.empty())
+    throw InputError("--topology", "", "required with --nccl-tests (the machine of the logs)");
   return logs;
 }
 
@@ -55,7 +72,8 @@ CollectiveOptions options_of(const ValidateArgs& a) {
 int run_validate(const ValidateArgs& a) {
   if (!a.probe.files.empty()) {
     const int rc = run_validate_probe(a.probe, a.json);
-    if (a.nccl_tests.empty()) return rc;
+    // Kernels and host links need no topology; the probe's NCCL runs are checked against one.
+    if (a.nccl_tests.empty() && a.topo.topology.empty()) return rc;
   }
   const std::vector<NcclTestsLog> logs = read_logs(a);
   const CommSetup setup = comm_setup(a.topo, a.calibration);
@@ -75,7 +93,8 @@ int run_calibrate(const ValidateArgs& a) {
   const CommSetup setup = comm_setup(a.topo, a.calibration);
   const CommCalibration c = calibrate_comm(setup.model(), logs, options_of(a));
   std::string logs_text;
-  for (const std::string& l : a.nccl_tests) logs_text += (logs_text.empty() ? "" : ", ") + l;
+  for (const auto* files : {&a.nccl_tests, &a.probe.files})
+    for (const std::string& l : *files) logs_text += (logs_text.empty() ? "" : ", ") + l;
   const std::string text = write_comm_calibration(
       c, "fitted by topoplan calibrate on topology " + setup.topology.name + " from " + logs_text);
   if (a.output.empty()) {
@@ -118,6 +137,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   auto c = std::make_shared<ValidateArgs>();
   CLI::App* cal =
       add_common(app, "calibrate", "fit efficiency and latency constants to nccl-tests logs", c);
+  cal->add_option("--probe", c->probe.files,
+                  "topoplan-probe results: their NCCL runs are fitted like nccl-tests logs")
+      ->expected(1, -1);
   cal->add_option("-o,--output", c->output, "calibration file to write (default: stdout)");
   cal->callback([&action, c] { action = [c] { return run_calibrate(*c); }; });
 }
