@@ -17,8 +17,8 @@ TimeBreakdown Planner::prefill(const Strategy& s, double batch, double prompt,
   return impl_->prefill(s, batch_shape(s, batch), prompt, order);
 }
 
-TimeBreakdown Planner::Impl::decode_step(const Strategy& s, const BatchShape& shape,
-                                         double context, PlacementOrder order) const {
+TimeBreakdown Planner::Impl::decode_step(const Strategy& s, const BatchShape& shape, double context,
+                                         PlacementOrder order) const {
   // Each sequence advances once per cycle of the m micro-batches in flight.
   const double m = shape.decode_micro_batches;
   Workload w{.phase = Phase::Decode,
