@@ -4,6 +4,7 @@
 // HBM 1000 GB/s, achieved 500 GB/s = 5e5 B/µs; bf16 100 TFLOPS, achieved 50 TFLOPS = 5e7
 // flop/µs; a 2 µs floor per kernel.
 // queue: serve_queue_us by hand in plan_usability_test.cpp; tp_allreduce: plan_time_test.cpp.
+// Last: the batch shape every term is priced at (src/plan/batch_shape.hpp).
 #include <doctest/doctest.h>
 
 #include "plan/plan_test_util.hpp"
@@ -118,4 +119,27 @@ TEST_CASE("pipeline bubble: pp - m idle stage times in decode, pp - 1 in prefill
   CHECK(f.bubble_us == doctest::Approx(3 * fill_stage));
   // 4 sequences fill the 4 stages: no decode bubble.
   CHECK(p.decode_step(strat(2, 4), 4, 1536, PlacementOrder::TpPpDp).bubble_us == 0);
+}
+
+TEST_CASE(
+    "batch shape: one (strategy, batch) -> replica, attention ranks, micro-batches, by hand") {
+  // tp8 pp2 dp2 with attention DP, 40 sequences: 40 / 2 = 20 per replica, split over 8
+  // attention ranks, the busiest holding ceil(20 / 8) = 3; min(floor(20), pp 2) = 2 decode
+  // micro-batches; a unit of 8 ranks x 2 replicas = 16 sequences.
+  const BatchShape a = batch_shape(strat(8, 2, 2, 8, true), 40);
+  CHECK(a.replica == 20);
+  CHECK(a.attention_ranks == 8);
+  CHECK(a.per_rank_max == 3);
+  CHECK(a.decode_micro_batches == 2);
+  CHECK(a.unit == 16);
+  // tp4 dp3 without attention DP, 5 sequences: 5/3 per replica, every TP rank holds its share
+  // of each (no rounding), one micro-batch without a pipeline, a unit of 3.
+  const BatchShape b = batch_shape(strat(4, 1, 3), 5);
+  CHECK(b.replica == doctest::Approx(5.0 / 3));
+  CHECK(b.per_rank_max == doctest::Approx(5.0 / 3));
+  CHECK(b.decode_micro_batches == 1);
+  CHECK(b.unit == 3);
+  // Fewer sequences than replicas: a replica still runs one.
+  CHECK(batch_shape(strat(2, 4, 4), 1).replica == 1);
+  CHECK(batch_shape(strat(2, 4, 4), 1).decode_micro_batches == 1);
 }
