@@ -7,6 +7,7 @@
 
 #include "hw/kind_names.hpp"
 #include "io/json_reader.hpp"
+#include "io/topology_document.hpp"
 #include "io/topology_ranges.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology_io.hpp"
@@ -188,11 +189,12 @@ const json& require_array(const io::JsonReader& f, const std::string& key) {
   return v;
 }
 
-Topology parse_cluster(const io::JsonReader& top, const std::string& source);
+io::ClusterDocument parse_cluster(const io::JsonReader& top, const std::string& source);
 
 }  // namespace
 
-Topology parse_topology_json(const std::string& text, const std::string& source) {
+io::TopologyDocument io::parse_topology_document(const std::string& text,
+                                                 const std::string& source) {
   const json doc = io::parse_json_text(text, source);
   const io::JsonReader top = io::JsonReader::object_at(doc, source, "");
   check_keys(
@@ -217,19 +219,24 @@ Topology parse_topology_json(const std::string& text, const std::string& source)
 
 namespace {
 
-Topology parse_cluster(const io::JsonReader& top, const std::string& source) {
+// The cluster as written: the server stays a name (the loader resolves it), the fabric kind is
+// parsed here, once, into its enum.
+io::ClusterDocument parse_cluster(const io::JsonReader& top, const std::string& source) {
   const io::JsonReader c = io::JsonReader::object_at(top.at("cluster"), source, "/cluster");
   check_keys(c, {"server", "count", "fabric", "comment"});
-  ClusterOptions opts;
+  io::ClusterDocument doc{
+      source, top.str("name"), top.str_or("description", ""), c.str("server"), {}};
+  ClusterOptions& opts = doc.options;
   opts.nodes = c.integer("count", 1);
   if (c.has("fabric")) {
     const io::JsonReader fab = io::JsonReader::object_at(c.at("fabric"), source, "/cluster/fabric");
     check_keys(fab, {"kind", "link", "tiers", "oversubscription", "comment"});
-    opts.fabric = fab.str_or("kind", opts.fabric);
-    if (opts.fabric != "rail-optimized" && opts.fabric != "fat-tree") {
-      throw InputError(
-          source, "/cluster/fabric/kind",
-          UnknownNameError("fabric kind", opts.fabric, {"rail-optimized", "fat-tree"}).what());
+    if (fab.has("kind")) {
+      try {
+        opts.fabric = parse_fabric_kind(fab.str("kind"));
+      } catch (const UnknownNameError& e) {
+        throw InputError(source, fab.pointer_to("kind"), e.what());
+      }
     }
     opts.link = fab.str_or("link", "");
     if (!opts.link.empty()) {
@@ -240,19 +247,7 @@ Topology parse_cluster(const io::JsonReader& top, const std::string& source) {
     if (fab.has("oversubscription"))
       opts.oversubscription = fab.number("oversubscription", 1, true);
   }
-  Topology server;
-  try {
-    server = load_topology(c.str("server"));
-  } catch (const InputError& e) {
-    throw InputError(source, "/cluster/server", e.what());
-  }
-  if (!server.fabric.kind.empty()) {
-    throw InputError(source, "/cluster/server", "'" + server.name + "' is already a cluster");
-  }
-  Topology cluster = make_cluster(server, opts);
-  cluster.name = top.str("name");
-  if (top.has("description")) cluster.description = top.str("description");
-  return cluster;
+  return doc;
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 // Built-in topology names and load_topology(): a file path wins over a built-in server or cluster.
+// Loading resolves what parsing leaves as names: a cluster document's server.
 #include <algorithm>
 #include <filesystem>
+#include <variant>
 
+#include "io/topology_document.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology_io.hpp"
@@ -38,7 +41,30 @@ LoadedText read_topology_text(const std::string& name_or_path) {
   }
 }
 
+// The cluster a document describes: its server loaded by name (errors located at
+// /cluster/server), then generated.
+Topology resolve_cluster(const io::ClusterDocument& doc) {
+  Topology server;
+  try {
+    server = load_topology(doc.server);
+  } catch (const InputError& e) {
+    throw InputError(doc.source, "/cluster/server", e.what());
+  }
+  if (!server.fabric.kind.empty())
+    throw InputError(doc.source, "/cluster/server", "'" + server.name + "' is already a cluster");
+  Topology cluster = make_cluster(server, doc.options);
+  cluster.name = doc.name;
+  if (!doc.description.empty()) cluster.description = doc.description;
+  return cluster;
+}
+
 }  // namespace
+
+Topology parse_topology_json(const std::string& text, const std::string& source) {
+  io::TopologyDocument doc = io::parse_topology_document(text, source);
+  if (auto* cluster = std::get_if<io::ClusterDocument>(&doc)) return resolve_cluster(*cluster);
+  return std::get<Topology>(std::move(doc));
+}
 
 std::vector<std::string> builtin_topology_names() {
   std::vector<std::string> names;
@@ -54,7 +80,7 @@ std::vector<std::string> builtin_topology_names() {
 Topology load_topology(const std::string& name_or_path, const ClusterOptions& options) {
   const LoadedText loaded = read_topology_text(name_or_path);
   Topology t = parse_topology_json(loaded.text, loaded.source);
-  if (options.nodes <= 1) return t;
+  if (options.nodes == 1) return t;  // the count itself is make_cluster's to check
   if (!t.fabric.kind.empty() || t.node_count() > 1) {
     throw InputError(loaded.source, "", "is already a cluster; a node count applies to a server");
   }
