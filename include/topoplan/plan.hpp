@@ -103,7 +103,11 @@ struct TimeBreakdown {
   double dp_gather_us = 0;     // attention-DP all-gather + reduce-scatter around TP MLP/MoE
   double ep_alltoall_us = 0;   // MoE dispatch + combine
   double pp_sendrecv_us = 0;   // activations between pipeline stages
-  double bubble_us = 0;        // pipeline stages idle (fill/drain, uneven stages)
+  double bubble_us = 0;        // pipeline stages idle (decode: fewer micro-batches than stages)
+  // Not a term (already inside the terms above): the part of a prefill's time its last chunk
+  // spends in stages 2..pp, which run the same kernels as stage 1. Successive requests overlap
+  // it (serve throughput subtracts it); a single prompt's TTFT pays it.
+  double pipeline_fill_us = 0;
   // Serve TTFT only: waiting for the prefills queued ahead and the step in progress, implied by
   // the plan's own throughput (serve_queue_us, docs/planner.md "TTFT").
   double queue_us = 0;

@@ -63,9 +63,9 @@ BatchPoint Planner::Impl::batch_point(const Strategy& s, PlacementOrder order, d
     pt.prefill = prefill(s, batch_shape(s, shape.unit), P, order);
     // Steady state without disaggregation: over a request's life the replica prefills the
     // prompts of its B sequences and runs O / A decode steps for them.
-    // Chunks of successive requests keep the pipeline full: no fill/drain bubble here.
+    // Chunks of successive requests keep the pipeline full: the fill overlaps other work.
     TimeBreakdown prompts = prefill(s, shape, P, order);
-    double prompts_us = prompts.total_us() - prompts.bubble_us;
+    double prompts_us = prompts.total_us() - prompts.pipeline_fill_us;
     const double cycle_us = prompts_us + O / A * pt.step_us;
     pt.tokens_per_s = B * O / cycle_us * kUsPerS;
     // TTFT: arrival to first token, so the queueing this throughput implies is part of it.

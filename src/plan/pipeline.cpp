@@ -55,9 +55,10 @@ TimeBreakdown Planner::Impl::prefill(const Strategy& s, const BatchShape& shape,
   }
   TimeBreakdown stage = stage_time(s, order, w, false);
   double send = pp_send_us(s, order, w.tokens());
-  // The last chunk leaves the last stage after m stage times plus the pipeline's fill.
-  TimeBreakdown r = stage.scaled(m);
-  r.bubble_us += (s.pp - 1) * stage.total_us();
+  // The last chunk leaves the last stage after m stage times plus the pipeline's fill: pp - 1
+  // more stage times, in which stages 2..pp run the same kernels (compute, not idle time).
+  TimeBreakdown r = stage.scaled(m + s.pp - 1);
+  r.pipeline_fill_us = (s.pp - 1) * stage.total_us();
   r.pp_sendrecv_us += (s.pp - 1) * send;
   return r;
 }

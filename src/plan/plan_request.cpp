@@ -126,6 +126,7 @@ TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
   ep_alltoall_us += o.ep_alltoall_us;
   pp_sendrecv_us += o.pp_sendrecv_us;
   bubble_us += o.bubble_us;
+  pipeline_fill_us += o.pipeline_fill_us;
   queue_us += o.queue_us;
   return *this;
 }
@@ -143,6 +144,7 @@ TimeBreakdown TimeBreakdown::scaled(double f) const {
   r.ep_alltoall_us = ep_alltoall_us * f;
   r.pp_sendrecv_us = pp_sendrecv_us * f;
   r.bubble_us = bubble_us * f;
+  r.pipeline_fill_us = pipeline_fill_us * f;
   r.queue_us = queue_us * f;
   return r;
 }

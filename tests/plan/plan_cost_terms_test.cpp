@@ -103,7 +103,7 @@ TEST_CASE("prefill logits: the LM head computes the last token of each sequence 
   CHECK(lm_head(decode).flops == doctest::Approx(3 * 1050673152.0));
 }
 
-TEST_CASE("pipeline bubble: pp - m idle stage times in decode, pp - 1 in prefill") {
+TEST_CASE("pipeline bubble: pp - m idle stage times in decode, prefill fill is stage work") {
   Machine h100("hgx-h100-8");
   const ModelSpec m = load_model("llama-3-8b");
   Planner p(m, *h100.router, PlanRequest{});
@@ -113,10 +113,18 @@ TEST_CASE("pipeline bubble: pp - m idle stage times in decode, pp - 1 in prefill
   const double stage = (d.total_us() - d.bubble_us - d.pp_sendrecv_us) / 2;
   CHECK(d.bubble_us == doctest::Approx(2 * stage));
   // Prefill of one 512-token prompt (one chunk): the last stage starts after the 4 - 1 = 3
-  // stage times of the fill.
+  // stage times of the fill, in which stages 2..4 compute the same layers: no idle time, the
+  // step is 1 + 3 = 4 stage times + 3 sends, and the fill is 3 of the 4 stage times.
   const TimeBreakdown f = p.prefill(strat(2, 4), 1, 512, PlacementOrder::TpPpDp);
-  const double fill_stage = f.total_us() - f.bubble_us - f.pp_sendrecv_us;
-  CHECK(f.bubble_us == doctest::Approx(3 * fill_stage));
+  const double fill_stage = (f.total_us() - f.pp_sendrecv_us) / 4;
+  CHECK(f.bubble_us == 0);
+  CHECK(f.pipeline_fill_us == doctest::Approx(3 * fill_stage));
+  // The same compute as 4 stages each running a quarter of the layers once: pp = 1 on one stage
+  // of all layers computes about what the 4-stage pass computes (a stage holds 1/4 of them).
+  const TimeBreakdown one = p.prefill(strat(2, 1), 1, 512, PlacementOrder::TpPpDp);
+  CHECK(f.compute_us + f.weights_us + f.activations_us + f.kv_us ==
+        doctest::Approx(one.compute_us + one.weights_us + one.activations_us + one.kv_us)
+            .epsilon(0.15));
   // 4 sequences fill the 4 stages: no decode bubble.
   CHECK(p.decode_step(strat(2, 4), 4, 1536, PlacementOrder::TpPpDp).bubble_us == 0);
 }
