@@ -1,0 +1,59 @@
+// Resource bounds on every input, checked before anything is allocated (docs/limits.md says why
+// each is large enough for the biggest real system: a 100,000-GPU cluster, a 1,000-layer model).
+// Past a bound the input is refused with an InputError (exit 2) naming the file and JSON pointer,
+// never left to end as std::bad_alloc, the OOM killer, a stack overflow or a hang.
+#pragma once
+
+#include <cstddef>
+
+namespace topoplan::limits {
+
+// Bytes read from one input file. An explicit 131,072-GPU topology (16,384 HGX servers, every
+// device and link written out by `topo export`) is ~0.2 GiB less than this; docs/limits.md.
+inline constexpr std::size_t kMaxFileBytes = std::size_t{1} << 30;  // 1 GiB
+
+// Nesting depth of a JSON document (arrays and objects). Every format topoplan reads nests at
+// most 4 deep (a Hugging Face quantization_config inside the config); nlohmann's parser and
+// destructor recurse once per level, so 100,000 levels overflow the stack.
+inline constexpr int kMaxJsonDepth = 64;
+
+// GPUs in one topology (a file, a cluster file or --nodes). Every command answers in seconds
+// here (docs/limits.md, measured); 131,072 = 2^17 covers a 100,000-GPU cluster.
+inline constexpr std::size_t kMaxGpus = std::size_t{1} << 17;
+
+// Devices (GPUs, CPUs, PCIe switches, NICs, network switches) in one topology: an HGX H100
+// server has 8 GPUs and 29 other devices, so 2^17 GPUs in such servers are ~0.6 M devices plus
+// ~0.2 M fabric switches.
+inline constexpr std::size_t kMaxDevices = std::size_t{1} << 21;
+
+// Links in one topology: a server has about twice as many links as devices.
+inline constexpr std::size_t kMaxLinks = std::size_t{1} << 22;
+
+// Characters in one device id (after range expansion): ids are names such as "n12/gpu3".
+inline constexpr std::size_t kMaxIdLength = 256;
+
+// Layers of one model: the deepest published LLMs have 126 (Llama 3.1 405B) and 61 (DeepSeek-V3)
+// layers; 100,000 leaves three orders of magnitude and still answers in seconds.
+inline constexpr int kMaxModelLayers = 100'000;
+
+// Routed experts of one MoE layer: the most in a published model is Kimi K2's 384
+// (models/kimi-k2.json); 65,536 leaves two orders of magnitude.
+inline constexpr int kMaxExperts = 1 << 16;
+
+// Latency of one link in microseconds: network links are ~1-5 us, the slowest path topoplan
+// models (PCIe through a CPU) is ~2 us; 1 s is a unit typo, not a link (and 1e308 overflows the
+// sum along a path).
+inline constexpr double kMaxLinkLatency_us = 1e6;
+
+// Bandwidth of one link bundle, GB/s per direction: the widest in the catalog is a GB200 GPU's
+// 18 NVLink5 links at 900 GB/s (topologies/catalog/links.json); 10^6 GB/s is a unit typo.
+inline constexpr double kMaxLinkGBps = 1e6;
+
+// Entries of one error report and names checked for "did you mean": the suggestion is an edit
+// distance per known name, so an unknown id in a file of 10^6 ids must not cost 10^6 of them
+// per bad entry.
+inline constexpr std::size_t kMaxReportedErrors = 20;
+inline constexpr std::size_t kMaxSuggestionCandidates = 100'000;
+inline constexpr std::size_t kMaxSuggestionNameLength = 128;
+
+}  // namespace topoplan::limits
