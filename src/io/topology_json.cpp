@@ -1,11 +1,13 @@
 // Topology JSON (docs/topology-format.md): devices and links with bracket ranges, or a cluster file
 // that names a server and a fabric. Every fatal error names the file and the JSON pointer.
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "hw/kind_names.hpp"
+#include "io/cluster_errors.hpp"
 #include "io/json_reader.hpp"
 #include "io/topology_ranges.hpp"
 #include "topoplan/error.hpp"
@@ -259,9 +261,49 @@ Topology parse_topology_json(const std::string& text, const std::string& source)
 
 namespace {
 
+// The same file however it is named ("a.json", "./a.json"): its canonical path, or the name of
+// a built-in topology.
+std::string file_identity(const std::string& name) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(name, ec)) return name;
+  const auto canonical = std::filesystem::weakly_canonical(name, ec);
+  return ec ? name : canonical.string();
+}
+
+// Cluster files being parsed on this thread, outermost first. A cluster's server must be a
+// server, so a cluster met while another is parsed is refused at once, before it loads its own
+// server: a file naming itself, or two naming each other, would otherwise recurse until the
+// stack overflows.
+thread_local std::vector<std::pair<std::string, std::string>> t_cluster_chain;  // {id, name}
+
+struct ClusterChainEntry {
+  ClusterChainEntry(const std::string& source, const std::string& server) {
+    if (!t_cluster_chain.empty()) {
+      std::string cycle;
+      const std::string self = file_identity(source), target = file_identity(server);
+      bool closed = target == self;
+      for (const auto& [id, name] : t_cluster_chain) {
+        cycle += name + " -> ";
+        closed = closed || id == target;
+      }
+      // A file naming itself: "a.json -> a.json", not the same name three times.
+      if (self != t_cluster_chain.back().first) cycle += source + " -> ";
+      cycle += server;
+      throw InputError(source, "/cluster/server",
+                       closed ? "cluster files form a cycle: " + cycle
+                              : "is a cluster, not a server (" + cycle + ")");
+    }
+    t_cluster_chain.emplace_back(file_identity(source), source);
+  }
+  ~ClusterChainEntry() { t_cluster_chain.pop_back(); }
+  ClusterChainEntry(const ClusterChainEntry&) = delete;
+  ClusterChainEntry& operator=(const ClusterChainEntry&) = delete;
+};
+
 Topology parse_cluster(const io::JsonReader& top, const std::string& source) {
   const io::JsonReader c = io::JsonReader::object_at(top.at("cluster"), source, "/cluster");
   check_keys(c, {"server", "count", "fabric", "comment"});
+  const ClusterChainEntry in_chain(source, c.str("server"));
   ClusterOptions opts;
   opts.nodes = c.integer("count", 1);
   if (c.has("fabric")) {
@@ -291,7 +333,12 @@ Topology parse_cluster(const io::JsonReader& top, const std::string& source) {
   if (!server.fabric.kind.empty()) {
     throw InputError(source, "/cluster/server", "'" + server.name + "' is already a cluster");
   }
-  Topology cluster = make_cluster(server, opts);
+  Topology cluster;
+  try {
+    cluster = make_cluster(server, opts);
+  } catch (const InputError& e) {
+    throw detail::locate_cluster_error(e, source, true);
+  }
   cluster.name = top.str("name");
   if (top.has("description")) cluster.description = top.str("description");
   return cluster;

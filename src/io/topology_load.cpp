@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "io/cluster_errors.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology_io.hpp"
@@ -58,7 +59,11 @@ Topology load_topology(const std::string& name_or_path, const ClusterOptions& op
   if (!t.fabric.kind.empty() || t.node_count() > 1) {
     throw InputError(loaded.source, "", "is already a cluster; a node count applies to a server");
   }
-  return make_cluster(t, options);
+  try {
+    return make_cluster(t, options);
+  } catch (const InputError& e) {
+    throw detail::locate_cluster_error(e, loaded.source, false);
+  }
 }
 
 }  // namespace topoplan
