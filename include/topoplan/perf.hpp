@@ -87,7 +87,11 @@ Calibration parse_calibration(const std::string& json_text, const std::string& s
 // One point of a probe measurement (tools/probe/probe_compute.py output), as the kernel the
 // model prices and the time the GPU took. Used to check a calibration against its own data.
 struct MeasuredKernel {
-  std::string op;          // "copy", "gemv", "gemm", "gemm_square", "attn_decode"
+  // "copy", "gemv", "gemm", "gemm_square", "attn_decode"; from tools/probe's C++ probe also
+  // "tp_gemm", "grouped_gemm" (GroupedGemm, `groups` experts) and "mla_decode" (Attention)
+  std::string op;
+  std::string variant;     // "bf16", "fp8_tensor", "fp8_block" (C++ probe); else the dtype
+  std::string label;       // layer and model the shape comes from, when the file says
   KernelCost kernel;       // copy: Elementwise; gemv/gemm: Gemm; attn_decode: Attention
   double measured_us = 0;  // median over CUDA-graph replays
 };

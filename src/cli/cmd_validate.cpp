@@ -1,17 +1,19 @@
-// `topoplan validate` and `topoplan calibrate`: measurements in (nccl-tests logs today; the
-// input kinds are dispatched by flag so that compute probes can join), model comparison and
-// fitted constants out (docs/calibration.md).
+// `topoplan validate` and `topoplan calibrate`: measurements in (nccl-tests logs; topoplan-probe
+// results through --probe, cmd_validate_probe.cpp), model comparison and fitted constants out
+// (docs/calibration.md, docs/probe.md).
 #include <fstream>
 #include <iostream>
 #include <memory>
 
 #include "cli/calibration_option.hpp"
+#include "cli/cmd_validate_probe.hpp"
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
 #include "report/validate_report.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/nccl_tests.hpp"
+#include "topoplan/probe.hpp"
 
 namespace topoplan::cli {
 namespace {
@@ -19,6 +21,7 @@ namespace {
 struct ValidateArgs {
   TopologyOptions topo;
   std::vector<std::string> nccl_tests;  // input kind 1: nccl-tests text or -J JSON
+  ProbeOptions probe;                   // input kind 2: topoplan-probe results (validate only)
   std::string calibration;
   std::string op, algo = "auto", proto = "auto";
   std::string output;
@@ -27,14 +30,34 @@ struct ValidateArgs {
   bool json = false;
 };
 
+// nccl-tests logs from --nccl-tests files and from the nccl section of --probe results (the
+// probe writes each NCCL sweep as an nccl-tests text log inside its JSON, docs/probe.md).
 std::vector<NcclTestsLog> read_logs(const ValidateArgs& a) {
-  if (a.nccl_tests.empty())
-    throw InputError("--nccl-tests", "", "give at least one nccl-tests log (text or -J JSON)");
   std::optional<CollOp> op;
   if (!a.op.empty()) op = parse_coll_op(a.op);
   std::vector<NcclTestsLog> logs;
   for (const std::string& path : a.nccl_tests)
     logs.push_back(parse_nccl_tests_log(read_text_file(path), path, op));
+  for (const std::string& path : a.probe.files)
+    for (const auto& [source, text] : parse_probe_file(read_text_file(path), path).nccl_logs) {
+      NcclTestsLog log = parse_nccl_tests_log(text, source, op);
+      // A one-rank run (--nccl-min-ranks 1 on a one-GPU machine) only exercises the probe's
+      // code: nothing crosses a link, so there is nothing to compare.
+      if (log.ranks >= 2)
+        logs.push_back(std::move(log));
+      else
+        std::cerr << "topoplan: " << source << ": one rank, skipped (nothing crosses a link)\n";
+    }
+  if (logs.empty())
+    throw InputError(
+        a.probe.files.empty() ? "--nccl-tests" : a.probe.files.front(), "",
+        a.probe.files.empty()
+            ? "give at least one nccl-tests log (text or -J JSON) or, for validate, "
+              "--probe FILE"
+            : "the probe result has no NCCL runs over 2 or more GPUs (a probe of one GPU "
+              "has none)");
+  if (a.topo.topology.empty())
+    throw InputError("--topology", "", "required with --nccl-tests (the machine of the logs)");
   return logs;
 }
 
@@ -47,6 +70,11 @@ CollectiveOptions options_of(const ValidateArgs& a) {
 }
 
 int run_validate(const ValidateArgs& a) {
+  if (!a.probe.files.empty()) {
+    const int rc = run_validate_probe(a.probe, a.json);
+    // Kernels and host links need no topology; the probe's NCCL runs are checked against one.
+    if (a.nccl_tests.empty() && a.topo.topology.empty()) return rc;
+  }
   const std::vector<NcclTestsLog> logs = read_logs(a);
   const CommSetup setup = comm_setup(a.topo, a.calibration);
   std::vector<ValidationRow> rows;
@@ -65,7 +93,8 @@ int run_calibrate(const ValidateArgs& a) {
   const CommSetup setup = comm_setup(a.topo, a.calibration);
   const CommCalibration c = calibrate_comm(setup.model(), logs, options_of(a));
   std::string logs_text;
-  for (const std::string& l : a.nccl_tests) logs_text += (logs_text.empty() ? "" : ", ") + l;
+  for (const auto* files : {&a.nccl_tests, &a.probe.files})
+    for (const std::string& l : *files) logs_text += (logs_text.empty() ? "" : ", ") + l;
   const std::string text = write_comm_calibration(
       c, "fitted by topoplan calibrate on topology " + setup.topology.name + " from " + logs_text);
   if (a.output.empty()) {
@@ -82,7 +111,8 @@ int run_calibrate(const ValidateArgs& a) {
 CLI::App* add_common(CLI::App& app, const char* name, const char* help,
                      std::shared_ptr<ValidateArgs> a) {
   CLI::App* cmd = app.add_subcommand(name, help);
-  cmd->add_option("--topology", a->topo.topology, "built-in topology or JSON file")->required();
+  cmd->add_option("--topology", a->topo.topology,
+                  "built-in topology or JSON file (required with --nccl-tests)");
   add_cluster_flags(*cmd, a->topo);
   cmd->add_option("--nccl-tests", a->nccl_tests, "nccl-tests output files (text or -J JSON)")
       ->expected(1, -1);
@@ -102,10 +132,14 @@ void add_validate_command(CLI::App& app, Action& action) {
       app, "validate", "measured (nccl-tests) vs predicted time per op and size, with errors", a);
   v->add_flag("--in-place", a->in_place, "compare the in-place columns (default out-of-place)");
   v->add_flag("--json", a->json, "print JSON");
+  add_probe_options(*v, a->probe);
   v->callback([&action, a] { action = [a] { return run_validate(*a); }; });
   auto c = std::make_shared<ValidateArgs>();
   CLI::App* cal =
       add_common(app, "calibrate", "fit efficiency and latency constants to nccl-tests logs", c);
+  cal->add_option("--probe", c->probe.files,
+                  "topoplan-probe results: their NCCL runs are fitted like nccl-tests logs")
+      ->expected(1, -1);
   cal->add_option("-o,--output", c->output, "calibration file to write (default: stdout)");
   cal->callback([&action, c] { action = [c] { return run_calibrate(*c); }; });
 }

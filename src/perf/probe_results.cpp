@@ -1,4 +1,5 @@
-// Reads tools/probe/probe_compute.py output into (kernel, measured time) pairs.
+// Reads probe output (tools/probe/probe_compute.py, probe_mla.py and the C++ topoplan-probe share
+// the point format) into (kernel, measured time) pairs.
 #include "io/json_reader.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/perf.hpp"
@@ -8,12 +9,14 @@ namespace {
 
 KernelKind kind_of(const std::string& op) {
   if (op == "copy") return KernelKind::Elementwise;
-  if (op == "attn_decode") return KernelKind::Attention;
+  if (op == "attn_decode" || op == "mla_decode") return KernelKind::Attention;
+  if (op == "grouped_gemm") return KernelKind::GroupedGemm;
   return KernelKind::Gemm;
 }
 
 bool priced(const std::string& op) {
-  return op == "copy" || op == "gemv" || op == "gemm" || op == "gemm_square" || op == "attn_decode";
+  return op == "copy" || op == "gemv" || op == "gemm" || op == "gemm_square" ||
+         op == "attn_decode" || op == "tp_gemm" || op == "grouped_gemm" || op == "mla_decode";
 }
 
 }  // namespace
@@ -36,14 +39,19 @@ std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
     mk.kernel.name = op;
     mk.kernel.kind = kind_of(op);
     mk.kernel.math_dtype = parse_dtype(f.str("dtype"));
+    mk.variant = f.str_or("variant", f.str("dtype"));
+    mk.label = f.str_or("label", "");
     mk.kernel.bytes = f.number("bytes", 0, true);
     mk.kernel.flops = f.number("flops", 0, false);
-    if (mk.kernel.kind == KernelKind::Gemm) {
+    if (mk.kernel.kind == KernelKind::Gemm || mk.kernel.kind == KernelKind::GroupedGemm) {
       mk.kernel.m = f.number("m", 1, true);
       mk.kernel.n = f.number("n", 1, true);
       mk.kernel.k = f.number("k", 1, true);
+      // m, n, k are per group; flops and bytes cover every group (tools/probe/src/gemm.cu).
+      if (mk.kernel.kind == KernelKind::GroupedGemm) mk.kernel.groups = f.number("groups", 1, true);
     }
-    if (mk.kernel.kind == KernelKind::Attention) mk.kernel.kv_bytes = mk.kernel.bytes;
+    if (mk.kernel.kind == KernelKind::Attention)
+      mk.kernel.kv_bytes = f.has("kv_bytes") ? f.number("kv_bytes", 0, true) : mk.kernel.bytes;
     mk.measured_us = f.number("median_us", 0, true);
     out.push_back(std::move(mk));
   }

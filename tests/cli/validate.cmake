@@ -33,3 +33,21 @@ topoplan_cli_test(plan_calibrated ARGS plan --model llama-3-70b --topology hgx-h
 topoplan_cli_test(validate_calibrated ARGS validate --topology hgx-h100-8 --algo ring
                   --calibration ${calib} --nccl-tests ${logs}/h100-8-all_reduce_ring.log
                   EXPECT_STDOUT "all +2 +0\\.[0-9]%")
+# validate --probe on the committed H200 probe run (topologies/calibration/probe-h200-2026-12-03.json):
+# the host link row compares 55.2 GB/s measured h2d with pcie5 x16 x 0.8125 = 52.0 GB/s (-5.8%).
+topoplan_cli_test(validate_probe ARGS validate --probe
+                  ${PROJECT_SOURCE_DIR}/topologies/calibration/probe-h200-2026-12-03.json
+                  EXPECT_STDOUT "gpu 0 +55\\.2 +55\\.1 +52\\.0 +-5\\.8%")
+topoplan_cli_test(validate_probe_missing ARGS validate --probe nope.json EXIT 2
+                  EXPECT_STDERR "nope.json")
+# The probe's NCCL sweeps are nccl-tests logs inside its JSON: validate and calibrate read them
+# like --nccl-tests files. tests/data/probe-h100-8-ring.json embeds the ring log above, so the fit
+# is the same 0.819 as calibrate_stdout, and validate gives the same 2 rows.
+topoplan_cli_test(calibrate_probe ARGS calibrate --probe ${PROJECT_SOURCE_DIR}/tests/data/probe-h100-8-ring.json
+                  --topology hgx-h100-8 --algo ring EXPECT_STDOUT "\"nvlink4\": 0\\.819")
+topoplan_cli_test(validate_probe_nccl ARGS validate --probe ${PROJECT_SOURCE_DIR}/tests/data/probe-h100-8-ring.json
+                  --topology hgx-h100-8 --algo ring EXPECT_STDOUT "all-reduce +2 +2\\.8%")
+# A one-GPU probe has only one-rank NCCL smoke runs: skipped, and a topology check has nothing.
+topoplan_cli_test(calibrate_probe_one_rank ARGS calibrate --probe
+                  ${PROJECT_SOURCE_DIR}/topologies/calibration/nccl-1rank-smoke-h200-2026-12-03.json
+                  --topology hgx-h200-8 EXIT 2 EXPECT_STDERR "no NCCL runs over 2 or more GPUs")

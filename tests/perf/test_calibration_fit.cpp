@@ -10,6 +10,7 @@
 #include "topoplan/embedded.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/perf.hpp"
+#include "topoplan/probe.hpp"
 #include "topoplan/units.hpp"
 
 using namespace topoplan;
@@ -114,5 +115,32 @@ TEST_CASE(
     INFO("size " << s << ": model " << tflops << " TFLOPS vs published " << published[i]);
     // Model 1217 / 1236 / 1245 (−3% / −5% / −9%); own measurement 1299 / 1363 / 1250.
     CHECK(tflops == doctest::Approx(published[i]).epsilon(0.10));
+  }
+}
+
+TEST_CASE("the H200 calibration predicts the held-out C++ probe run (cuBLASLt, 2026-12-03)") {
+  // topologies/calibration/probe-h200-2026-12-03.json is tools/probe's topoplan-probe on the same
+  // H200 a day after the PyTorch measurement the curves were fitted to, through cuBLASLt directly
+  // and at TP-sharded and grouped shapes the fit never saw (docs/probe.md). `validate --probe`
+  // printed medians |err| of 4.4-7.4% for these families; the bound is 10%. fp8 with block scales
+  // (20% median: the model prices it as per-tensor fp8) and copies (one size curve; >= 512 MiB
+  // copies drop to 2.7 TB/s) are documented misses and not bounded here.
+  const std::string path = TOPOPLAN_SOURCE_DIR "/topologies/calibration/probe-h200-2026-12-03.json";
+  const ProbeResult r = parse_probe_file(read_text_file(path), path);
+  CHECK(r.gpu_name == "NVIDIA H200");
+  CHECK(r.nccl_version == "2.28.3");
+  std::map<std::string, std::vector<double>> errs;
+  for (const MeasuredKernel& k : r.kernels) {
+    if (k.op == "copy" || k.variant == "fp8_block") continue;
+    errs[k.op + "/" + k.variant].push_back(
+        std::fabs(h200().kernel_time_us(k.kernel) / k.measured_us - 1));
+  }
+  for (const std::string family :
+       {"gemv/bf16", "gemv/fp8_tensor", "gemm/bf16", "gemm/fp8_tensor", "tp_gemm/bf16",
+        "tp_gemm/fp8_tensor", "grouped_gemm/bf16", "grouped_gemm/fp8_tensor"}) {
+    const ErrStats s = stats(errs[family]);
+    INFO(family << ": n=" << s.n << " median |err| " << s.median << " worst " << s.worst);
+    CHECK(s.n >= 49);
+    CHECK(s.median <= 0.10);
   }
 }
