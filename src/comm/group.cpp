@@ -94,9 +94,8 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
     std::vector<int> sole(node.size());
     for (std::size_t i = 0; i < node.size(); ++i) sole[i] = sole_switch(t, node[i]);
     const bool one_switch =
-        node.size() > 1 && sole[0] >= 0 && std::all_of(sole.begin(), sole.end(), [&](int s) {
-          return s == sole[0];
-        });
+        node.size() > 1 && sole[0] >= 0 &&
+        std::all_of(sole.begin(), sole.end(), [&](int s) { return s == sole[0]; });
     if (one_switch) g.intra_class = std::max(g.intra_class, PathClass::NVL);
     for (std::size_t i = 0; i < node.size(); ++i) {
       if (nvswitches_of(t, node[i]).empty()) g.nvswitch = false;

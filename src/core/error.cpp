@@ -43,8 +43,7 @@ std::string suggestion_text(const std::string& kind, const std::string& name,
     // A catalog lists all its names; a file's ten thousand device ids would drown the message.
     constexpr std::size_t kListed = 30;
     msg += "; known: ";
-    for (std::size_t i = 0; i < known.size() && i < kListed; ++i)
-      msg += (i ? ", " : "") + known[i];
+    for (std::size_t i = 0; i < known.size() && i < kListed; ++i) msg += (i ? ", " : "") + known[i];
     if (known.size() > kListed) msg += ", ... (" + std::to_string(known.size()) + " in all)";
   }
   return msg;
@@ -88,7 +87,8 @@ std::vector<std::string> closest_names(const std::string& name,
     const std::string& k = known[i];
     // Lengths further apart than `limit` need more than `limit` edits; only a substring match
     // could still count, and that needs the shorter inside the longer.
-    const std::size_t gap = k.size() > name.size() ? k.size() - name.size() : name.size() - k.size();
+    const std::size_t gap =
+        k.size() > name.size() ? k.size() - name.size() : name.size() - k.size();
     if (k.size() > limits::kMaxSuggestionNameLength) continue;
     std::size_t d = gap > limit ? limit + 1 : edit_distance(name, k);
     // Substring matches ("h20" in "hgx-h20-8") count as close even when the edit distance is large.

@@ -156,8 +156,8 @@ void check_options(const Topology& server, const ClusterOptions& o) {
   if ((gpus > 0 && nodes > limits::kMaxGpus / gpus) ||
       (devices > 0 && nodes > limits::kMaxDevices / devices))
     throw InputError("cluster", "nodes",
-                     std::to_string(o.nodes) + " servers of " + std::to_string(gpus) + " GPUs and " +
-                         std::to_string(devices) + " devices are more than " +
+                     std::to_string(o.nodes) + " servers of " + std::to_string(gpus) +
+                         " GPUs and " + std::to_string(devices) + " devices are more than " +
                          std::to_string(limits::kMaxGpus) + " GPUs or " +
                          std::to_string(limits::kMaxDevices) +
                          " devices in one topology (docs/limits.md)");

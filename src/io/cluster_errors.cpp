@@ -22,7 +22,8 @@ InputError locate_cluster_error(const InputError& e, const std::string& source, 
   if (e.source() != "cluster") return e;
   for (const OptionPlace& p : kPlaces) {
     if (e.location() != p.option) continue;
-    return from_file ? InputError(source, p.pointer, e.detail()) : InputError(p.flag, "", e.detail());
+    return from_file ? InputError(source, p.pointer, e.detail())
+                     : InputError(p.flag, "", e.detail());
   }
   return InputError(source, e.location(), e.detail());
 }

@@ -128,9 +128,8 @@ ModelSpec parse_hf_config(const json& j, const std::string& source) {
   m.description = "Hugging Face " + type + " config";
   // The file name (with its folder for config.json), so output does not depend on where it lies.
   std::filesystem::path path(source);
-  std::string file =
-      path.filename() == "config.json" ? m.name + "/config.json"
-                                        : utf8_or_replaced(path.filename().string());
+  std::string file = path.filename() == "config.json" ? m.name + "/config.json"
+                                                      : utf8_or_replaced(path.filename().string());
   m.sources.push_back("architecture: Hugging Face config " + file);
   m.hidden = r.integer("hidden_size", 1);
   m.layers = r.integer("num_hidden_layers", 1);

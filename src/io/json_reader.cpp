@@ -70,9 +70,11 @@ std::string utf8_or_replaced(const std::string& text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto b = static_cast<unsigned char>(text[i]);
     // Sequence length from the lead byte (RFC 3629: no overlong C0/C1, nothing past F4).
-    const std::size_t n = b < 0x80 ? 1 : (b >= 0xC2 && b <= 0xDF) ? 2 : (b >= 0xE0 && b <= 0xEF) ? 3
-                                     : (b >= 0xF0 && b <= 0xF4)   ? 4
-                                                                  : 0;
+    const std::size_t n = b < 0x80                   ? 1
+                          : (b >= 0xC2 && b <= 0xDF) ? 2
+                          : (b >= 0xE0 && b <= 0xEF) ? 3
+                          : (b >= 0xF0 && b <= 0xF4) ? 4
+                                                     : 0;
     bool ok = n > 0 && i + n <= text.size();
     for (std::size_t k = 1; ok && k < n; ++k)
       ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <vector>
 #include <unordered_map>
+#include <vector>
 
 #include "route/fabric_index.hpp"
 #include "route/path_search.hpp"

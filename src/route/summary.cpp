@@ -11,9 +11,9 @@ namespace {
 constexpr std::array kTypes{DeviceType::Gpu, DeviceType::NvSwitch, DeviceType::PcieSwitch,
                             DeviceType::Cpu, DeviceType::Nic,      DeviceType::NetSwitch};
 
-// GPUs of `first`'s server reachable at class NVL or NVB, itself included: NVLink hops only, through
-// NVSwitches and at most one relay GPU (NCCL's NVB, the rule of path_search.hpp). One BFS over
-// (device, relays used) instead of a path search per GPU, which was quadratic on a 20,000-GPU
+// GPUs of `first`'s server reachable at class NVL or NVB, itself included: NVLink hops only,
+// through NVSwitches and at most one relay GPU (NCCL's NVB, the rule of path_search.hpp). One BFS
+// over (device, relays used) instead of a path search per GPU, which was quadratic on a 20,000-GPU
 // NVLink domain.
 // GPUs without peer-to-peer (GeForce) talk through host memory (Router::path), never at NVL.
 int nvlink_domain_size(const Topology& t, int first) {

@@ -2,6 +2,8 @@
 // reader, JSON depth, integer wrap, upper bounds, path-derived names and the did-you-mean cost.
 #include <doctest/doctest.h>
 
+#include "core/error_of.hpp"
+
 #include <filesystem>
 #include <fstream>
 
@@ -14,15 +16,7 @@ using namespace topoplan;
 using nlohmann::json;
 
 namespace {
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 std::string nested(int depth) {
   return std::string(static_cast<std::size_t>(depth), '[') +
          std::string(static_cast<std::size_t>(depth), ']');
@@ -78,13 +72,14 @@ TEST_CASE("number_at_most: finite, above the minimum and below the bound") {
 
 TEST_CASE("utf8_or_replaced: well-formed UTF-8 kept, every bad byte one '?'") {
   CHECK(io::utf8_or_replaced("Meta-Llama-3-8B") == "Meta-Llama-3-8B");
-  CHECK(io::utf8_or_replaced("caf\xc3\xa9") == "caf\xc3\xa9");              // U+00E9
-  CHECK(io::utf8_or_replaced("\xf0\x9f\x98\x80") == "\xf0\x9f\x98\x80");    // U+1F600
-  CHECK(io::utf8_or_replaced("bad\xff" "dir") == "bad?dir");                // never a lead byte
-  CHECK(io::utf8_or_replaced("\xc0\xaf") == "??");                          // overlong '/'
-  CHECK(io::utf8_or_replaced("\xed\xa0\x80") == "???");                     // UTF-16 surrogate
-  CHECK(io::utf8_or_replaced("\xf4\x90\x80\x80") == "????");                // above U+10FFFF
-  CHECK(io::utf8_or_replaced("x\xe2\x82") == "x??");                        // cut short
+  CHECK(io::utf8_or_replaced("caf\xc3\xa9") == "caf\xc3\xa9");            // U+00E9
+  CHECK(io::utf8_or_replaced("\xf0\x9f\x98\x80") == "\xf0\x9f\x98\x80");  // U+1F600
+  CHECK(io::utf8_or_replaced("bad\xff"
+                             "dir") == "bad?dir");            // never a lead byte
+  CHECK(io::utf8_or_replaced("\xc0\xaf") == "??");            // overlong '/'
+  CHECK(io::utf8_or_replaced("\xed\xa0\x80") == "???");       // UTF-16 surrogate
+  CHECK(io::utf8_or_replaced("\xf4\x90\x80\x80") == "????");  // above U+10FFFF
+  CHECK(io::utf8_or_replaced("x\xe2\x82") == "x??");          // cut short
   // The result always dumps as JSON (the crash was nlohmann's type_error 316 on the raw name).
   CHECK(json(io::utf8_or_replaced("a\xfe\xff")).dump() == "\"a??\"");
 }

@@ -191,17 +191,20 @@ TEST_CASE("cluster files that name themselves or each other are a named cycle, n
   cluster_file(self, self);
   cluster_file(a, b);
   cluster_file(b, a);
-  CHECK_THROWS_WITH_AS(load_topology(self),
-                       doctest::Contains(("cluster files form a cycle: " + self + " -> " + self).c_str()),
-                       InputError);
+  CHECK_THROWS_WITH_AS(
+      load_topology(self),
+      doctest::Contains(("cluster files form a cycle: " + self + " -> " + self).c_str()),
+      InputError);
   CHECK_THROWS_WITH_AS(
       load_topology(a),
-      doctest::Contains(("cluster files form a cycle: " + a + " -> " + b + " -> " + a).c_str()), InputError);
+      doctest::Contains(("cluster files form a cycle: " + a + " -> " + b + " -> " + a).c_str()),
+      InputError);
   // A cluster's own errors name the file and the pointer (was "cluster: fabric.tiers: ...").
   std::ofstream(a) << R"({"name": "c", "cluster": {"server": "hgx-h100-8", "count": 2,
                          "fabric": {"tiers": 5}}})";
-  CHECK_THROWS_WITH_AS(load_topology(a),
-                       doctest::Contains((a + ": /cluster/fabric/tiers: must be 1 to 4, got 5").c_str()),
-                       InputError);
+  CHECK_THROWS_WITH_AS(
+      load_topology(a),
+      doctest::Contains((a + ": /cluster/fabric/tiers: must be 1 to 4, got 5").c_str()),
+      InputError);
   std::filesystem::remove_all(dir);
 }

@@ -321,8 +321,9 @@ TEST_CASE("ranges and totals are capped before anything is allocated") {
   const std::string two = with(R"({"id": "a[0-99999]", "type": "gpu", "model": "H20"},
                                   {"id": "b[0-99999]", "type": "gpu", "model": "H20"})",
                                "");
-  CHECK(error_of(two) == "t.json: /devices/1: more than 131072 GPUs in one topology "
-                         "(docs/limits.md)");
+  CHECK(error_of(two) ==
+        "t.json: /devices/1: more than 131072 GPUs in one topology "
+        "(docs/limits.md)");
 }
 
 TEST_CASE("link latency, bandwidth and count have upper bounds; a huge node does not wrap") {
@@ -334,8 +335,8 @@ TEST_CASE("link latency, bandwidth and count have upper bounds; a huge node does
   // 1e9 links of 25 GB/s (nvlink4) = 2.5e10 GB/s, past 1e6.
   CHECK(error_of(with(kDevs, l + R"("count": 1000000000})"))
             .find("t.json: /links/0/count: 1000000000 x nvlink4 is more than 1000000") == 0);
-  CHECK(error_of(with(R"({"id": "g", "type": "gpu", "model": "H20", "node": 18446744073709551615})",
-                      ""))
+  CHECK(error_of(
+            with(R"({"id": "g", "type": "gpu", "model": "H20", "node": 18446744073709551615})", ""))
             .find("/devices/0/node: must be <= 1000000000") != std::string::npos);
 }
 
