@@ -88,6 +88,7 @@ bad_input(hf_activation "/hidden_act: unsupported activation \"gelu\"" ${M} hf_a
 bad_input(hf_invalid_utf8 "hf_invalid_utf8.json: line 1, column .*: malformed JSON.*UTF-8" ${M} hf_invalid_utf8.json)
 bad_input(hf_number_out_of_range "hf_number_out_of_range.json: line 2, column .*: number out of range: 3e2768" ${M} hf_number_out_of_range.json)
 bad_input(hf_deep_nesting "hf_deep_nesting.json: line 1, column .*: JSON nested deeper than 64 levels" ${M} ${_gen}/hf_deep_nesting.json)
+bad_input(hf_empty_block_size "hf_empty_block_size.json: /quantization_config/weight_block_size: expected 1 or 2 positive integers, got \\[\\]" ${M} hf_empty_block_size.json)
 # --- Flags: sizes, cluster size and fabric, ranks, names
 set(CH collective all-reduce --topology hgx-h100-8)
 bad_input(size_negative "--size: .*-1" ${CH} --size -1)
