@@ -49,6 +49,11 @@ inline constexpr double kMaxLinkLatency_us = 1e6;
 // 18 NVLink5 links at 900 GB/s (topologies/catalog/links.json); 10^6 GB/s is a unit typo.
 inline constexpr double kMaxLinkGBps = 1e6;
 
+// Rank pairs of one direct collective (all-to-all: one flow per ordered pair, an n x n traffic
+// matrix): 4096 ranks. The widest expert-parallel groups deployed are a few hundred GPUs
+// (DeepSeek's EP320 decode); an all-to-all over all 20,000 GPUs of one domain was 112 s, 15.6 GB.
+inline constexpr std::size_t kMaxDirectPairs = std::size_t{1} << 24;
+
 // Entries of one error report and names checked for "did you mean": the suggestion is an edit
 // distance per known name, so an unknown id in a file of 10^6 ids must not cost 10^6 of them
 // per bad entry.

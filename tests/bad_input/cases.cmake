@@ -108,4 +108,5 @@ bad_input(ranks_nics "--ranks: 'nic0' is a nic, not a GPU" ${CH} --size 1GiB --r
 bad_input(ranks_outside "--ranks: '0-99' is outside GPUs 0-7" ${CH} --size 1GiB --ranks 0-99)
 bad_input(ranks_unknown "unknown GPU 'gpu99'" ${CH} --size 1GiB --ranks gpu99)
 bad_input(topology_banana "unknown topology 'banana'" collective all-reduce --size 1GiB --topology banana)
+bad_input(all_to_all_too_many_ranks "all-to-all over 20000 ranks needs 400000000 rank pairs, more than 16777216" collective all-to-all --size 1GiB --topology ${CMAKE_CURRENT_SOURCE_DIR}/../cli/data/nvl-20000.json)
 bad_input(calibration_dev_zero "/dev/zero: not a regular file" ${CH} --size 1GiB --calibration /dev/zero)
