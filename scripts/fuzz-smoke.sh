@@ -12,8 +12,8 @@ seconds=${FUZZ_SECONDS:-10}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A seeds=(
-  [topology_json]="topologies/servers topologies/clusters"
-  [model_json]="models tests/model/data"
+  [topology_json]="topologies/servers topologies/clusters tests/bad_input/files"
+  [model_json]="models tests/model/data tests/bad_input/files"
   [compute_calibration]="topologies/calibration"
   [nccl_tuning]="topologies/tuning topologies/samples/calibration"
   [nccl_xml]="topologies/samples/nccl-xml"
