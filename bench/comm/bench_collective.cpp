@@ -63,7 +63,7 @@ void single_server() {
 void dp_all_reduce(int gpus) {
   ClusterOptions o;
   o.nodes = gpus / 8;
-  o.fabric = "rail-optimized";
+  o.fabric = FabricKind::RailOptimized;
   auto t0 = Clock::now();
   const Topology t = load_topology("hgx-h100-8", o);
   const double build_s = seconds_since(t0);

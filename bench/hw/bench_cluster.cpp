@@ -64,7 +64,7 @@ void run(const std::string& server_name, const std::string& fabric, int gpus) {
   const int per_node = static_cast<int>(server.gpus().size());
   ClusterOptions o;
   o.nodes = (gpus + per_node - 1) / per_node;
-  o.fabric = fabric;
+  o.fabric = parse_fabric_kind(fabric);
   auto t0 = std::chrono::steady_clock::now();
   const Topology t = make_cluster(server, o);
   const double build_s = seconds_since(t0);

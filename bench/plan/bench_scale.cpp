@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   for (int n : nodes) {
     topoplan::ClusterOptions c;
     c.nodes = n;
-    c.fabric = fabric;
+    c.fabric = topoplan::parse_fabric_kind(fabric);
     const topoplan::Topology t = topoplan::load_topology("hgx-h100-8", c);
     const topoplan::Router r(t);
     topoplan::SearchOptions o;

@@ -2,6 +2,7 @@
 // exit_code() to the process exit status (2 bad input, 1 internal error).
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,6 +31,22 @@ class InputError : public Error {
 
  private:
   std::string source_, location_, detail_;
+};
+
+// A request field has a bad value. `field` names the member of the request type ("batch";
+// "prompt/output" for a rule over several). The library never names a command-line flag: a
+// detail refers to another field as "{pp}", what() renders it "pp", and the CLI renders field
+// and references with its flag table (src/cli/field_flags.cpp). what() is "field: detail";
+// source() is the field, location() is empty.
+class FieldError : public InputError {
+ public:
+  FieldError(const std::string& field, const std::string& detail_template);
+  const std::string& field() const { return source(); }
+  // The detail with each "{name}" replaced by `name_of(name)`.
+  std::string detail_with(const std::function<std::string(const std::string&)>& name_of) const;
+
+ private:
+  std::string template_;
 };
 
 // A name that is not in a catalog; the message lists the closest known names.

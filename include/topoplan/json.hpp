@@ -34,6 +34,9 @@ struct ModelShowOptions {
   Workload decode{.phase = Phase::Decode, .batch = 1, .new_tokens = 1, .context = 4096};
   Workload prefill{.phase = Phase::Prefill, .batch = 1, .new_tokens = 4096, .context = 0};
   Shard shard;
+  // The shared field rules (batch, prompt = prefill tokens, context) and shard_problem as
+  // FieldError("tp/ep").
+  void validate(const ModelSpec& m) const;
 };
 
 // What `model roofline` reports besides the kernels: the GPU, where its curves come from, the

@@ -186,6 +186,26 @@ struct Shard {
 // splits) and throw InputError("shard", ...) for tp < 1 or ep < 1.
 std::optional<std::string> shard_problem(const ModelSpec& m, const Shard& s);
 
+// ---- Per-shard quantities: the one rule for each, used by kernels, memory and the planners ----
+// GPUs one replica's sequences are split over for attention: tp under attention DP (each rank
+// attends whole sequences, SGLang DP attention), else 1 (every TP rank sees every sequence).
+inline int attention_ranks(const Shard& s) {
+  return s.attention_dp ? s.tp : 1;
+}
+// Query heads one GPU computes: every head under attention DP, heads / tp otherwise.
+double query_heads_per_rank(const ModelSpec& m, const Shard& s);
+// KV heads one GPU holds (MHA/GQA): every KV head under attention DP, else ceil(kv_heads / tp):
+// vLLM shards KV heads when tp divides them and replicates each on tp / kv_heads ranks when
+// tp > kv_heads (so a rank never holds less than one).
+double kv_heads_per_rank(const ModelSpec& m, const Shard& s);
+// Whether tp ranks can hold the KV heads (MHA/GQA): tp divides them or is a multiple of them
+// (vLLM shards or replicates evenly); MLA always can. The rule shard_problem and the serving and
+// training divisibility checks share.
+bool kv_heads_shardable(const ModelSpec& m, int tp);
+// Intermediate size of all shared experts together (one MLP of that width): num_shared_experts
+// × shared_intermediate, the routed experts' intermediate size when the model gives none.
+double shared_experts_intermediate(const ModelSpec& m);
+
 enum class Phase { Prefill, Decode };
 std::string_view to_string(Phase p);
 
@@ -196,7 +216,23 @@ struct Workload {
   double new_tokens = 1;  // tokens per sequence in this step (prompt chunk, or 1 for decode)
   double context = 0;     // tokens per sequence already in the KV cache (L)
   double tokens() const { return batch * new_tokens; }
+  // Rows the LM head (and the logits gather) computes: prefill only needs the next-token logits
+  // of each sequence's last position (batch rows); a decode step needs every new token's.
+  double logit_rows() const { return phase == Phase::Prefill ? batch : tokens(); }
 };
+
+// Field rules shared by every request that carries a workload (PlanRequest, model show,
+// roofline), so one field has one rule wherever it is asked. Each throws FieldError(field, ...)
+// and refuses inf and NaN: every number is checked where it enters.
+// The largest count a field takes: 2^53, the largest integer a double holds exactly, so every
+// count is the whole number it prints as (1e19 sequences printed as INT64_MIN before).
+inline constexpr double kMaxCount = 9007199254740992.0;
+// batch: at least 1 sequence; with `zero_searches`, 0 is also accepted (the planner searches it).
+void require_batch(double batch, bool zero_searches = false);
+void require_tokens(double tokens, const char* field);  // at least 1 token, at most kMaxCount
+void require_context(double context);                   // "context": 0 to kMaxCount tokens
+// A latency limit in ms: finite and not negative (0: no limit).
+void require_limit_ms(double ms, const char* field);
 
 // Expected distinct experts, among the `local_experts` of one EP shard, touched by `tokens`
 // tokens each picking `top_k` of `experts` uniformly: local·(1 − (1 − k/E)^T).
@@ -257,35 +293,7 @@ double kv_bytes_per_token(const ModelSpec& m);
 // hold all, sliding-window layers at most the window. Multiply by kv_bytes_per_token for bytes.
 double kv_tokens_held(const ModelSpec& m, double tokens);
 
-// ---- Training memory -----------------------------------------------------------------------
+// Activation recomputation of a training strategy (train.hpp; memory in src/plan/train_memory).
 enum class Recompute { None, Selective, Full };
-
-struct TrainingConfig {
-  ShardLayout layout;
-  int dp = 1;
-  int zero_stage = 0;  // 0..3: shard optimizer (1), + grads (2), + weights (3) over dp
-  bool sequence_parallel = false;
-  Recompute recompute = Recompute::None;
-  double micro_batch = 1;             // b (sequences)
-  double seq_len = 2048;              // s
-  double microbatches_in_flight = 0;  // 0: pp (1F1B keeps pp micro-batches on the first stage)
-};
-
-struct TrainingMemory {
-  double weights_bytes = 0;    // bf16 weights (after ZeRO-3 sharding)
-  double grads_bytes = 0;      // bf16 gradients
-  double optimizer_bytes = 0;  // fp32 master + Adam m + v = 12 B/param
-  double activations_bytes = 0;
-  double total() const { return weights_bytes + grads_bytes + optimizer_bytes + activations_bytes; }
-};
-
-// Activation bytes of one layer for one micro-batch (Korthikanti et al. 2022, "Reducing
-// Activation Recomputation in Large Transformer Models", arXiv:2205.05198, Table 2):
-// none: s·b·h·(10 + 24/t + 5·a·s/(h·t)); with SP: s·b·h·(34/t + 5·a·s/(h·t)); selective drops
-// the 5as²b term; full keeps only the layer input 2·s·b·h (/t with SP).
-double activation_bytes_per_layer(const ModelSpec& m, double seq_len, double micro_batch, int tp,
-                                  bool sequence_parallel, Recompute r);
-// Memory of the most loaded GPU (first pipeline stage) for mixed-precision Adam training.
-TrainingMemory training_memory(const ModelSpec& m, const TrainingConfig& c);
 
 }  // namespace topoplan

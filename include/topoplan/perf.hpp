@@ -196,5 +196,8 @@ struct RooflineResult {
 // kernels from layer_kernels()/head_kernels(), each priced by `cm`.
 RooflineResult decode_roofline(const ModelSpec& m, const ComputeModel& cm, const Workload& w,
                                const Shard& s);
+// The request of `model roofline`, checked by field: the shared batch and context rules
+// (model.hpp) and tp dividing the attention heads. Throws FieldError.
+void validate_roofline(const ModelSpec& m, const Workload& w, const Shard& s);
 
 }  // namespace topoplan

@@ -80,17 +80,29 @@ struct PlacementGroups {
 // gpus() GPUs in Topology::gpus() order; Optimized may pick any gpus() of them.
 Placement place(const Router& router, const Strategy& strategy, PlacementOrder order);
 
+// How often each kind of group communicates in one forward step of the model placed: every
+// layer all-reduces over TP twice, every MoE layer dispatches and combines over EP, and a step
+// crosses each of the pp - 1 stage boundaries once. The default is DeepSeek-V3's step (61
+// layers, the first 3 dense: models/deepseek-v3.json), for callers that place without a model.
+struct StepCounts {
+  int layers = 61;
+  int moe_layers = 58;
+};
+
 // The cost proxy Optimized minimises (dimensionless, lower is better; see docs/placement.md):
 // per-byte ring time of the worst group of each kind (TP all-reduce, EP all-to-all, PP send,
-// DP all-reduce), weighted by how often each kind communicates in a forward step, plus
-// per-hop latency and a rail-crossing penalty as tie-breakers.
-double communication_proxy(const Router& router, const Placement& placement);
+// DP all-reduce), weighted per layer by how often each kind communicates in a forward step of
+// `step` (TP 2, EP 2 x moe_layers / layers, PP (pp - 1) / layers), plus per-hop latency and a
+// rail-crossing penalty as tie-breakers.
+double communication_proxy(const Router& router, const Placement& placement,
+                           const StepCounts& step = {});
 
 // Caches placements per (strategy, order); holds the Router (which must outlive it). Not
 // thread-safe: use one Placer per thread.
 class Placer {
  public:
-  explicit Placer(const Router& router);
+  // `step`: the model whose placements Optimized ranks (communication_proxy).
+  explicit Placer(const Router& router, const StepCounts& step = {});
   ~Placer();
   Placer(Placer&&) noexcept;
   Placer& operator=(Placer&&) noexcept;

@@ -69,7 +69,7 @@ struct PlanRequest {
   // (the output is never generated there, so it does not count against the context).
   double max_sequence() const;
   double tokens_per_step() const { return mtp_accept > 0 ? mtp_accept : 1; }
-  // Throws InputError("--flag", "", why) on a negative or inconsistent value.
+  // Throws FieldError naming the member (e.g. "batch") on a negative or inconsistent value.
   void validate(const ModelSpec& m) const;
 };
 

@@ -57,7 +57,7 @@ struct TrainRequest {
   bool dropout = false;  // dropout masks stored (GPT-3 recipes); Llama recipes train without
   // Framework reserve (CUDA context, NCCL, allocator fragmentation), bytes per GPU.
   double reserve_bytes = 6e9;
-  // Throws InputError("--flag", "", why) on a bad value.
+  // Throws FieldError naming the member (e.g. "global_batch") on a bad value.
   void validate(const ModelSpec& m) const;
 };
 

@@ -43,9 +43,6 @@ double parse_bytes(std::string_view text, std::string_view what = "size");
 // Parses a bandwidth into GB/s: "450GB/s", "400Gbps", "50GBps", "4TB/s", or a bare number (GB/s).
 double parse_bandwidth_GBps(std::string_view text, std::string_view what = "bandwidth");
 
-// Parses a duration into µs: "5us", "1.2ms", "3ns", "2s", or a bare number (µs).
-double parse_time_us(std::string_view text, std::string_view what = "time");
-
 // Human-readable forms used by tables: "512 MiB", "1.5 GB", "18.3 us" / "2.1 ms".
 std::string format_bytes_binary(double bytes);
 std::string format_bytes_decimal(double bytes);

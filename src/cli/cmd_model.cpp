@@ -29,17 +29,13 @@ int run_list(const ModelArgs& a) {
 }
 
 int run_show(const ModelArgs& a) {
-  if (a.batch <= 0) throw InputError("--batch", "", "must be positive");
-  if (a.prompt <= 0) throw InputError("--prompt", "", "must be positive");
-  if (a.context < 0) throw InputError("--context", "", "must not be negative");
   ModelSpec m = load_model_with(a.model, a.precision);
-  Shard shard{.tp = a.tp, .ep = a.ep};
-  if (auto problem = shard_problem(m, shard)) throw InputError("--tp/--ep", "", *problem);
   report::ModelShowOptions o;
   o.decode.batch = a.batch;
   o.decode.context = a.context;
   o.prefill.new_tokens = a.prompt;
-  o.shard = shard;
+  o.shard = Shard{.tp = a.tp, .ep = a.ep};
+  o.validate(m);
   report::print_model_show(std::cout, m, o, a.json);
   return 0;
 }

@@ -27,9 +27,8 @@ int run_render(const RenderArgs& a) {
     overlay = report::overlay_from_plan_file(t, a.plan, report::parse_color_by(a.color_by));
     o.overlay = &overlay;
   }
-  const report::DiagramFormat format = a.format.empty()
-                                           ? report::diagram_format_of_path(a.output)
-                                           : report::parse_diagram_format(a.format, "--format");
+  const report::DiagramFormat format = a.format.empty() ? report::diagram_format_of_path(a.output)
+                                                        : report::parse_diagram_format(a.format);
   const report::Diagram d = report::build_diagram(t, o);
   report::write_diagram(d, format, a.output);
   std::cout << "wrote " << a.output << " (" << d.nodes.size() << " nodes, " << d.edges.size()

@@ -23,19 +23,14 @@ struct RooflineArgs {
 };
 
 int run_roofline(const RooflineArgs& a) {
-  if (!(a.batch >= 1)) throw InputError("--batch", "", "must be >= 1");
-  if (!(a.context >= 0)) throw InputError("--context", "", "must not be negative");
   ModelSpec m = load_model_with(a.model, a.precision);
-  if (m.heads % a.tp != 0)
-    throw InputError("--tp", "",
-                     std::to_string(a.tp) + " does not divide the " + std::to_string(m.heads) +
-                         " attention heads of " + m.name);
+  Workload w{.phase = Phase::Decode, .batch = a.batch, .new_tokens = 1, .context = a.context};
+  const Shard s{.tp = a.tp};
+  validate_roofline(m, w, s);
   const GpuSpec& gpu = Catalog::builtin().gpu(a.gpu);
   std::vector<std::string> notes = fit_formats_to_gpu(m, gpu);
   ComputeModel cm = ComputeModel::for_gpu(gpu);
   if (!a.mem_bw.empty()) cm = cm.with_memory_bandwidth(parse_bandwidth_GBps(a.mem_bw, "--mem-bw"));
-  Workload w{.phase = Phase::Decode, .batch = a.batch, .new_tokens = 1, .context = a.context};
-  const Shard s{.tp = a.tp};
   const RooflineResult r = decode_roofline(m, cm, w, s);
   report::RooflineContext ctx{m.name,
                               a.gpu,

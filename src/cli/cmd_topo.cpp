@@ -64,7 +64,7 @@ int run_paths(const TopoArgs& a) {
 
 int run_validate(const TopoArgs& a) {
   // Not cli::load_topology, which stops at the first problem: validate lists them all.
-  const Topology t = topoplan::load_topology(a.topo.topology, a.topo.cluster);
+  const Topology t = topoplan::load_topology(a.topo.topology, cluster_options(a.topo));
   const std::vector<Diagnostic> diagnostics = t.validate();
   report::print_topo_validate(std::cout, a.topo.topology, diagnostics, a.json);
   return diagnostics.empty() ? 0 : 2;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "cli/field_flags.hpp"
 #include "topoplan/error.hpp"
 
 int main(int argc, char** argv) {
@@ -26,6 +27,9 @@ int main(int argc, char** argv) {
   }
   try {
     return action ? action() : 0;
+  } catch (const topoplan::FieldError& e) {
+    std::cerr << "topoplan: " << topoplan::cli::flag_message(e) << "\n";
+    return e.exit_code();
   } catch (const topoplan::Error& e) {
     std::cerr << "topoplan: " << e.what() << "\n";
     return e.exit_code();

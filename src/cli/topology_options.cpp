@@ -8,7 +8,7 @@ namespace topoplan::cli {
 void add_cluster_flags(CLI::App& cmd, TopologyOptions& o) {
   cmd.add_option("--nodes", o.cluster.nodes, "servers in the cluster (default 1: the server alone)")
       ->check(positive_count());
-  cmd.add_option("--fabric", o.cluster.fabric, "network between servers: rail-optimized | fat-tree")
+  cmd.add_option("--fabric", o.fabric, "network between servers: rail-optimized | fat-tree")
       ->default_str("rail-optimized");
   cmd.add_option("--fabric-link", o.cluster.link,
                  "fabric link type from the catalog (default: the NIC's port, e.g. ib-ndr400)");
@@ -22,8 +22,14 @@ void add_topology_options(CLI::App& cmd, TopologyOptions& o, const std::string& 
   add_cluster_flags(cmd, o);
 }
 
+ClusterOptions cluster_options(const TopologyOptions& o) {
+  ClusterOptions c = o.cluster;
+  c.fabric = parse_fabric_kind(o.fabric);
+  return c;
+}
+
 Topology load_topology(const TopologyOptions& o) {
-  Topology t = topoplan::load_topology(o.topology, o.cluster);
+  Topology t = topoplan::load_topology(o.topology, cluster_options(o));
   // Routing a structurally broken topology (a GPU with no path, a zero-bandwidth link) gives
   // "no path" deep inside a collective or a silently wrong figure; stop at the first problem.
   const std::vector<Diagnostic> problems = t.validate();

@@ -11,9 +11,13 @@
 namespace topoplan::cli {
 
 struct TopologyOptions {
-  std::string topology;    // built-in name or JSON file path
-  ClusterOptions cluster;  // nodes == 1: the topology as given
+  std::string topology;                   // built-in name or JSON file path
+  ClusterOptions cluster;                 // nodes == 1: the topology as given
+  std::string fabric = "rail-optimized";  // --fabric as typed, parsed by cluster_options()
 };
+
+// o.cluster with the --fabric text parsed into its kind (UnknownNameError otherwise).
+ClusterOptions cluster_options(const TopologyOptions& o);
 
 // Adds the cluster flags to `cmd` (values land in `o.cluster`).
 void add_cluster_flags(CLI::App& cmd, TopologyOptions& o);

@@ -9,9 +9,15 @@
 namespace topoplan::comm {
 
 namespace {
-constexpr long kAllPairsServers = 4;
+// NCCL's compute-capability index of its bandwidth tables (tuning.cc; reference/nccl-model.md
+// 3.1): Volta 0 (cc < 80), Ampere 1, Hopper 2, Blackwell 3 (cc >= 100).
 int arch_index(int sm) {
   return sm < 80 ? 0 : sm < 90 ? 1 : sm < 100 ? 2 : 3;
+}
+// NCCL's scale index `index2` of the same tables (tuning.cc, `nNodes <= 2 ? nNodes - 1 : 2`;
+// reference/nccl-model.md 3.1): one node "N1", two "N2", more "N4".
+int scale_index(int nodes) {
+  return nodes <= 2 ? nodes - 1 : 2;
 }
 }  // namespace
 
@@ -53,7 +59,7 @@ bool direct_nvlink_mesh(const Router& router, const std::vector<int>& node) {
   return true;
 }
 
-GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
+GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool servers_alike) {
   const Topology& t = router.topology();
   GroupInfo g;
   g.gpus = gpus;
@@ -71,9 +77,10 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
     g.by_node[it->second].push_back(d);
   }
   g.nodes = static_cast<int>(g.by_node.size());
-  g.scale = g.nodes == 1 ? 0 : g.nodes == 2 ? 1 : 2;
-  g.min_sm = 1 << 20;
-  int max_sm = 0;
+  g.scale = scale_index(g.nodes);
+  // The communicator's minimum cc picks the tables (NCCL takes the minimum over its ranks).
+  g.min_sm = t.gpu_spec(gpus.front()).sm_version;
+  int max_sm = g.min_sm;
   for (int d : gpus) {
     const int sm = t.gpu_spec(d).sm_version;
     g.min_sm = std::min(g.min_sm, sm);
@@ -83,6 +90,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
   g.arch = arch_index(g.min_sm);
   g.amd_cpu = router.amd_cpu_server(gpus.front());
   g.nvswitch = true;
+  std::set<std::vector<int>> walked;  // slot sets already checked pair by pair
   for (const auto& node : g.by_node) {
     g.ppn = std::max(g.ppn, static_cast<int>(node.size()));
     g.min_ppn = g.min_ppn == 0 ? static_cast<int>(node.size())
@@ -97,11 +105,13 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus) {
         node.size() > 1 && sole[0] >= 0 &&
         std::all_of(sole.begin(), sole.end(), [&](int s) { return s == sole[0]; });
     if (one_switch) g.intra_class = std::max(g.intra_class, PathClass::NVL);
+    // Every pair where the server's slot set is new (or servers differ); elsewhere the pairs
+    // repeat a walked server's classes, so ring neighbours suffice and 16k-GPU groups stay cheap.
+    std::vector<int> slots;
+    for (int d : node) slots.push_back(router.server_slot(d));
+    const bool all_pairs = !servers_alike || walked.insert(std::move(slots)).second;
     for (std::size_t i = 0; i < node.size(); ++i) {
       if (nvswitches_of(t, node[i]).empty()) g.nvswitch = false;
-      // Every pair in the first servers; in the others (generated copies of the same server)
-      // only ring neighbours, so that 16k-GPU groups stay cheap.
-      const bool all_pairs = &node - g.by_node.data() < kAllPairsServers;
       const int sw = sole[i];
       for (std::size_t j = 0; j < node.size() && !one_switch; ++j) {
         if (i == j || (!all_pairs && j != (i + 1) % node.size())) continue;

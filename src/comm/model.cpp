@@ -104,7 +104,7 @@ CollectiveModel::Impl::Pattern CollectiveModel::Impl::make_pattern(
       std::tuple<int, int, int, int, int, bool, int, int, PathClass, PathClass, bool, int, bool>>
       shapes;
   for (const auto& g : groups) {
-    p.groups.push_back(comm::analyse_group(router, g));
+    p.groups.push_back(comm::analyse_group(router, g, servers_alike()));
     const GroupInfo& x = p.groups.back();
     shapes.emplace_back(x.n, x.nodes, x.min_ppn, x.ppn, x.min_sm, x.same_sm, x.arch, x.scale,
                         x.intra_class, x.net_class, x.nvswitch, x.channels, x.amd_cpu);
@@ -177,11 +177,11 @@ CollectiveCost CollectiveModel::Impl::p2p(const GroupInfo& g, const GroupLoad& l
                                           double size, double bytes_per_peer,
                                           const CollectiveOptions& o) const {
   if (o.algorithm != Algorithm::Auto && o.algorithm != Algorithm::Direct)
-    throw InputError("--algo", "",
+    throw FieldError("algorithm",
                      std::string(to_string(op)) + " uses direct point-to-point transfers");
   const Protocol pr =
       o.protocol == Protocol::Auto ? comm::p2p_protocol(bytes_per_peer, tuning) : o.protocol;
-  if (pr == Protocol::LL128) throw InputError("--proto", "", "point-to-point uses LL or Simple");
+  if (pr == Protocol::LL128) throw FieldError("protocol", "point-to-point uses LL or Simple");
   return one(g, l, op, Algorithm::Direct, pr, size);
 }
 
@@ -258,7 +258,7 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
     }
   }
   if (best.slowest < 0)
-    throw InputError("--algo/--proto", "",
+    throw FieldError("algorithm/protocol",
                      "cannot run " + std::string(to_string(op)) + ": " + why_not);
   return best;
 }

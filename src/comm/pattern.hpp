@@ -38,7 +38,10 @@ struct GroupInfo {
   bool amd_cpu = false;  // the first server's CPUs are AMD (NCCL's netOverhead is 2 µs there)
 };
 
-GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus);
+// `servers_alike` (Router::servers_alike(), asked once by the caller): every server is wired
+// like the first, so a server's path classes follow from the slots the group holds there and
+// each distinct slot set is walked pair by pair once; otherwise every server is.
+GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool servers_alike);
 
 // Flow generators (weights per byte of message). Rings and trees use `g.channels` channels,
 // rotated so that each channel enters and leaves a server through a different NIC.

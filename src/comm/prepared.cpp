@@ -37,7 +37,7 @@ PreparedCollective CollectiveModel::prepare_set(CollOp op,
   if (options.root < 0 || std::any_of(groups.begin(), groups.end(), [&](const auto& g) {
         return options.root >= static_cast<int>(g.size());
       }))
-    throw InputError("--root", "", "root rank is outside the group");
+    throw FieldError("root", "root rank is outside the group");
   const int root = (op == CollOp::Broadcast || op == CollOp::Reduce) ? options.root : 0;
   return make_prepared(impl_->cached_ptr(op, root, groups, tag), op, options);
 }

@@ -1,6 +1,7 @@
 #include "topoplan/error.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 
 #include "topoplan/limits.hpp"
@@ -13,6 +14,32 @@ std::string compose(const std::string& source, const std::string& location,
   if (!location.empty()) msg += (msg.empty() ? "" : ": ") + location;
   if (!msg.empty()) msg += ": ";
   return msg + what;
+}
+
+// A field reference: lower-case letters, digits after the first, '_' and '.' ("mtp_draft",
+// "strategy.tp"), so braces in quoted user text ("'{1}'", "{}") are left alone.
+bool is_field_name(const std::string& name) {
+  if (name.empty() || !std::islower(static_cast<unsigned char>(name[0]))) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  });
+}
+
+// "{name}" → name_of(name) for each field reference; all other text comes back unchanged.
+std::string render_fields(const std::string& text,
+                          const std::function<std::string(const std::string&)>& name_of) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t open = text.find('{', i);
+    const std::size_t close = open == std::string::npos ? open : text.find('}', open);
+    if (close == std::string::npos) break;
+    const std::string name = text.substr(open + 1, close - open - 1);
+    out += text.substr(i, open - i) + (is_field_name(name) ? name_of(name) : "{" + name + "}");
+    i = close + 1;
+  }
+  return out + text.substr(std::min(i, text.size()));
 }
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -58,6 +85,21 @@ InputError::InputError(const std::string& source, const std::string& location,
       detail_(what) {}
 
 InputError::InputError(const std::string& what) : Error(what, 2), detail_(what) {}
+
+namespace {
+std::string field_name(const std::string& name) {
+  return name;
+}
+}  // namespace
+
+FieldError::FieldError(const std::string& field, const std::string& detail_template)
+    : InputError(field, "", render_fields(detail_template, field_name)),
+      template_(detail_template) {}
+
+std::string FieldError::detail_with(
+    const std::function<std::string(const std::string&)>& name_of) const {
+  return render_fields(template_, name_of);
+}
 
 UnknownNameError::UnknownNameError(const std::string& kind, const std::string& name,
                                    const std::vector<std::string>& known)

@@ -89,15 +89,6 @@ double parse_bandwidth_GBps(std::string_view text, std::string_view what) {
   bad_unit(what, text, "GB/s, GBps, TB/s or Gbps (bits)");
 }
 
-double parse_time_us(std::string_view text, std::string_view what) {
-  auto [v, suf] = split(text, what);
-  if (suf.empty() || suf == "us" || suf == "µs") return v;
-  if (suf == "ns") return v * 1e-3;
-  if (suf == "ms") return v * 1e3;
-  if (suf == "s") return v * 1e6;
-  bad_unit(what, text, "ns, us, ms or s");
-}
-
 namespace {
 std::string format_scaled(double v, const char* const* names, double base, int n) {
   int i = 0;

@@ -8,9 +8,12 @@
 // C_t switches, and switch g of every child connects to each member with U/C_t bundled links.
 // This is a k-ary fat tree when the sizes are powers of the half radix, and it keeps the
 // leaves under any switch a contiguous range, which structural routing relies on.
+#include <array>
 #include <cmath>
+#include <functional>
 #include <string>
 
+#include "core/name_table.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/limits.hpp"
@@ -25,6 +28,12 @@ namespace {
 constexpr int kRadix = 64;
 constexpr int kMaxTiers = 4;
 const char* const kTierName[] = {"", "leaf", "spine", "core", "supercore"};
+
+constexpr std::array<NameEntry<FabricKind>, 2> kFabricNames{{
+    {FabricKind::RailOptimized, "rail-optimized"},
+    {FabricKind::FatTree, "fat-tree"},
+}};
+static_assert(names_every_value(kFabricNames));
 
 struct TierShape {
   int children = 0;   // child blocks per block (last tier: all)
@@ -161,8 +170,6 @@ void check_options(const Topology& server, const ClusterOptions& o) {
                          std::to_string(limits::kMaxGpus) + " GPUs or " +
                          std::to_string(limits::kMaxDevices) +
                          " devices in one topology (docs/limits.md)");
-  if (o.fabric != "rail-optimized" && o.fabric != "fat-tree")
-    throw UnknownNameError("fabric", o.fabric, {"fat-tree", "rail-optimized"});
   if (!(o.oversubscription >= 1.0) || !std::isfinite(o.oversubscription))
     throw InputError(
         "cluster", "fabric.oversubscription",
@@ -202,6 +209,14 @@ void copy_servers(const Topology& server, int nodes, Topology& out) {
 
 }  // namespace
 
+std::string_view to_string(FabricKind k) {
+  return name_of(kFabricNames, k);
+}
+
+FabricKind parse_fabric_kind(std::string_view text) {
+  return value_of(kFabricNames, text, "fabric", std::equal_to<>());
+}
+
 Topology make_cluster(const Topology& server, const ClusterOptions& o) {
   check_options(server, o);
   if (o.nodes == 1) return server;
@@ -223,7 +238,7 @@ Topology make_cluster(const Topology& server, const ClusterOptions& o) {
   FabricBuilder builder(t, link, std::min(down, kRadix - 1));
   int tiers = 0;
   std::vector<int> plane;
-  if (o.fabric == "rail-optimized") {
+  if (o.fabric == FabricKind::RailOptimized) {
     for (std::size_t r = 0; r < nics.size(); ++r) {
       plane.clear();
       for (int k = 0; k < o.nodes; ++k) plane.push_back(k * S + nics[r]);
@@ -236,9 +251,10 @@ Topology make_cluster(const Topology& server, const ClusterOptions& o) {
     tiers = builder.build_plane(plane, "", o.tiers);
   }
   t.name = server.name + "-x" + std::to_string(o.nodes);
+  const std::string kind(to_string(o.fabric));
   t.description =
-      std::to_string(o.nodes) + " x " + server.name + ", " + o.fabric + " " + link.name + " fabric";
-  t.fabric = FabricInfo{server.name, o.nodes, o.fabric, link.name, tiers, o.oversubscription};
+      std::to_string(o.nodes) + " x " + server.name + ", " + kind + " " + link.name + " fabric";
+  t.fabric = FabricInfo{server.name, o.nodes, kind, link.name, tiers, o.oversubscription};
   return t;
 }
 

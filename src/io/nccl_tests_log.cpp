@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -114,55 +115,68 @@ void parse_text(const std::string& text, NcclTestsLog& log, int& threads_x_gpus)
   log.nodes = std::max<int>(1, static_cast<int>(hosts.size()));
 }
 
-void parse_json(const std::string& text, NcclTestsLog& log, int& threads_x_gpus) {
-  const nlohmann::json doc = io::parse_json_text(text, log.source);
-  if (doc.contains("args") && doc["args"].is_array() && !doc["args"].empty() &&
-      doc["args"][0].is_string())
-    log.program = std::filesystem::path(doc["args"][0].get<std::string>()).filename().string();
-  const nlohmann::json* cfg = doc.contains("config") ? &doc["config"] : nullptr;
-  if (cfg && cfg->contains("nthreads") && cfg->contains("ngpus"))
-    if ((*cfg)["nthreads"].is_number() && (*cfg)["ngpus"].is_number())
-      threads_x_gpus = rank_count((*cfg)["nthreads"].get<double>(), (*cfg)["ngpus"].get<double>());
-  const nlohmann::json* devices = cfg && cfg->contains("devices") ? &(*cfg)["devices"]
-                                  : doc.contains("devices")       ? &doc["devices"]
-                                                                  : nullptr;
+// A required number of `f` (any finite value): "missing field" or "expected a number", located.
+double required_number(const io::JsonReader& f, const std::string& key) {
+  f.at(key);
+  return f.number(key, std::numeric_limits<double>::lowest(), false);
+}
+
+// The run as the -J header describes it (all optional, informative): the program, the rank
+// count (nthreads × ngpus) and the devices with their hosts.
+void read_header(const io::JsonReader& top, NcclTestsLog& log, int& threads_x_gpus) {
+  if (top.has("args") && top.at("args").is_array() && !top.at("args").empty()) {
+    const io::JsonReader args(top.at("args"), log.source, top.pointer_to("args"));
+    if (args.raw()[0].is_string())
+      log.program = std::filesystem::path(args.raw()[0].get<std::string>()).filename().string();
+  }
+  const bool has_cfg = top.has("config") && top.at("config").is_object();
+  const io::JsonReader cfg = has_cfg ? top.object("config") : top;
+  if (has_cfg && cfg.has("nthreads") && cfg.has("ngpus"))
+    threads_x_gpus = rank_count(required_number(cfg, "nthreads"), required_number(cfg, "ngpus"));
+  const io::JsonReader& holder = has_cfg && cfg.has("devices") ? cfg : top;
   std::set<std::string> hosts;
-  if (devices && devices->is_array()) {
-    for (const auto& d : *devices) {
+  if (holder.has("devices") && holder.at("devices").is_array()) {
+    const nlohmann::json& devices = holder.at("devices");
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const auto d = io::JsonReader::object_at(
+          devices[i], log.source, holder.pointer_to("devices") + "/" + std::to_string(i));
       ++log.ranks;
-      if (d.contains("hostname")) hosts.insert(d["hostname"].get<std::string>());
-      if (log.gpu_name.empty() && d.contains("device_info"))
-        log.gpu_name = d["device_info"].get<std::string>();
+      if (d.has("hostname")) hosts.insert(d.str("hostname"));
+      if (log.gpu_name.empty()) log.gpu_name = d.str_or("device_info", "");
     }
   }
   log.nodes = std::max<int>(1, static_cast<int>(hosts.size()));
-  if (!doc.contains("results") || !doc["results"].is_array())
-    throw InputError(log.source, "/results", "missing the \"results\" list");
-  const auto& results = doc["results"];
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const auto& r = results[i];
-    const std::string ptr = "/results/" + std::to_string(i);
-    if (!r.contains("size") || !r["size"].is_number())
-      throw InputError(log.source, ptr + "/size", "expected a number");
-    for (const char* key : {"out_of_place", "in_place"}) {
-      if (!r.contains(key) || !r[key].is_object()) continue;  // null: not run
-      const auto& h = r[key];
-      CollectiveMeasurement m;
-      m.size_bytes = r["size"].get<double>();
-      m.count = r.value("count", 0.0);
-      m.dtype = r.value("type", std::string());
-      m.in_place = std::string(key) == "in_place";
-      m.line = static_cast<int>(i);
-      const char* time_key = h.contains("time") ? "time" : "cpu_time";
-      for (const char* k : {time_key, "alg_bw", "bus_bw"})
-        if (!h.contains(k) || !h[k].is_number())
-          throw InputError(log.source, ptr + "/" + key + "/" + k, "expected a number");
-      m.time_us = h[time_key].get<double>();
-      m.algbw_GBps = h["alg_bw"].get<double>();
-      m.busbw_GBps = h["bus_bw"].get<double>();
-      if (m.time_us > 0) log.rows.push_back(m);
-    }
+}
+
+// One -J result: its out-of-place and in-place halves (null or absent: not run).
+void read_result(const io::JsonReader& r, int index, NcclTestsLog& log) {
+  const double size = required_number(r, "size");
+  for (const char* key : {"out_of_place", "in_place"}) {
+    if (!r.has(key) || !r.at(key).is_object()) continue;
+    const io::JsonReader h = r.object(key);
+    CollectiveMeasurement m;
+    m.size_bytes = size;
+    m.count = r.number("count", std::numeric_limits<double>::lowest(), false);
+    m.dtype = r.str_or("type", "");
+    m.in_place = std::string(key) == "in_place";
+    m.line = index;
+    m.time_us = required_number(h, h.has("time") ? "time" : "cpu_time");
+    m.algbw_GBps = required_number(h, "alg_bw");
+    m.busbw_GBps = required_number(h, "bus_bw");
+    if (m.time_us > 0) log.rows.push_back(m);
   }
+}
+
+void parse_json(const std::string& text, NcclTestsLog& log, int& threads_x_gpus) {
+  const nlohmann::json doc = io::parse_json_text(text, log.source);
+  const io::JsonReader top = io::JsonReader::object_at(doc, log.source, "");
+  read_header(top, log, threads_x_gpus);
+  if (!top.has("results") || !top.at("results").is_array())
+    throw InputError(log.source, "/results", "missing the \"results\" list");
+  const nlohmann::json& results = top.at("results");
+  for (std::size_t i = 0; i < results.size(); ++i)
+    read_result(io::JsonReader::object_at(results[i], log.source, "/results/" + std::to_string(i)),
+                static_cast<int>(i), log);
 }
 
 // busbw / algbw must be the nccl-tests factor of the operation at this rank count: a log of

@@ -1,14 +1,13 @@
 // Topology JSON (docs/topology-format.md): devices and links with bracket ranges, or a cluster file
 // that names a server and a fabric. Every fatal error names the file and the JSON pointer.
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
 
 #include "hw/kind_names.hpp"
-#include "io/cluster_errors.hpp"
 #include "io/json_reader.hpp"
+#include "io/topology_document.hpp"
 #include "io/topology_ranges.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/limits.hpp"
@@ -230,11 +229,12 @@ const json& require_array(const io::JsonReader& f, const std::string& key) {
   return v;
 }
 
-Topology parse_cluster(const io::JsonReader& top, const std::string& source);
+io::ClusterDocument parse_cluster(const io::JsonReader& top, const std::string& source);
 
 }  // namespace
 
-Topology parse_topology_json(const std::string& text, const std::string& source) {
+io::TopologyDocument io::parse_topology_document(const std::string& text,
+                                                 const std::string& source) {
   const json doc = io::parse_json_text(text, source);
   const io::JsonReader top = io::JsonReader::object_at(doc, source, "");
   check_keys(
@@ -262,59 +262,24 @@ Topology parse_topology_json(const std::string& text, const std::string& source)
 
 namespace {
 
-// The same file however it is named ("a.json", "./a.json"): its canonical path, or the name of
-// a built-in topology.
-std::string file_identity(const std::string& name) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(name, ec)) return name;
-  const auto canonical = std::filesystem::weakly_canonical(name, ec);
-  return ec ? name : canonical.string();
-}
-
-// Cluster files being parsed on this thread, outermost first. A cluster's server must be a
-// server, so a cluster met while another is parsed is refused at once, before it loads its own
-// server: a file naming itself, or two naming each other, would otherwise recurse until the
-// stack overflows.
-thread_local std::vector<std::pair<std::string, std::string>> t_cluster_chain;  // {id, name}
-
-struct ClusterChainEntry {
-  ClusterChainEntry(const std::string& source, const std::string& server) {
-    if (!t_cluster_chain.empty()) {
-      std::string cycle;
-      const std::string self = file_identity(source), target = file_identity(server);
-      bool closed = target == self;
-      for (const auto& [id, name] : t_cluster_chain) {
-        cycle += name + " -> ";
-        closed = closed || id == target;
-      }
-      // A file naming itself: "a.json -> a.json", not the same name three times.
-      if (self != t_cluster_chain.back().first) cycle += source + " -> ";
-      cycle += server;
-      throw InputError(source, "/cluster/server",
-                       closed ? "cluster files form a cycle: " + cycle
-                              : "is a cluster, not a server (" + cycle + ")");
-    }
-    t_cluster_chain.emplace_back(file_identity(source), source);
-  }
-  ~ClusterChainEntry() { t_cluster_chain.pop_back(); }
-  ClusterChainEntry(const ClusterChainEntry&) = delete;
-  ClusterChainEntry& operator=(const ClusterChainEntry&) = delete;
-};
-
-Topology parse_cluster(const io::JsonReader& top, const std::string& source) {
+// The cluster as written: the server stays a name (the loader resolves it), the fabric kind is
+// parsed here, once, into its enum.
+io::ClusterDocument parse_cluster(const io::JsonReader& top, const std::string& source) {
   const io::JsonReader c = io::JsonReader::object_at(top.at("cluster"), source, "/cluster");
   check_keys(c, {"server", "count", "fabric", "comment"});
-  const ClusterChainEntry in_chain(source, c.str("server"));
-  ClusterOptions opts;
+  io::ClusterDocument doc{
+      source, top.str("name"), top.str_or("description", ""), c.str("server"), {}};
+  ClusterOptions& opts = doc.options;
   opts.nodes = c.integer("count", 1);
   if (c.has("fabric")) {
     const io::JsonReader fab = io::JsonReader::object_at(c.at("fabric"), source, "/cluster/fabric");
     check_keys(fab, {"kind", "link", "tiers", "oversubscription", "comment"});
-    opts.fabric = fab.str_or("kind", opts.fabric);
-    if (opts.fabric != "rail-optimized" && opts.fabric != "fat-tree") {
-      throw InputError(
-          source, "/cluster/fabric/kind",
-          UnknownNameError("fabric kind", opts.fabric, {"rail-optimized", "fat-tree"}).what());
+    if (fab.has("kind")) {
+      try {
+        opts.fabric = parse_fabric_kind(fab.str("kind"));
+      } catch (const UnknownNameError& e) {
+        throw InputError(source, fab.pointer_to("kind"), e.what());
+      }
     }
     opts.link = fab.str_or("link", "");
     if (!opts.link.empty()) {
@@ -325,24 +290,7 @@ Topology parse_cluster(const io::JsonReader& top, const std::string& source) {
     if (fab.has("oversubscription"))
       opts.oversubscription = fab.number("oversubscription", 1, true);
   }
-  Topology server;
-  try {
-    server = load_topology(c.str("server"));
-  } catch (const InputError& e) {
-    throw InputError(source, "/cluster/server", e.what());
-  }
-  if (!server.fabric.kind.empty()) {
-    throw InputError(source, "/cluster/server", "'" + server.name + "' is already a cluster");
-  }
-  Topology cluster;
-  try {
-    cluster = make_cluster(server, opts);
-  } catch (const InputError& e) {
-    throw detail::locate_cluster_error(e, source, true);
-  }
-  cluster.name = top.str("name");
-  if (top.has("description")) cluster.description = top.str("description");
-  return cluster;
+  return doc;
 }
 
 }  // namespace

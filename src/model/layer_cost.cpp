@@ -51,8 +51,8 @@ struct AttnLocal {
 };
 
 AttnLocal attn_local(const ModelSpec& m, const Workload& w, const Shard& s) {
-  if (s.attention_dp) return {w.tokens() / s.tp, w.batch / s.tp, double(m.heads)};
-  return {w.tokens(), w.batch, double(m.heads) / s.tp};
+  const double ranks = attention_ranks(s);
+  return {w.tokens() / ranks, w.batch / ranks, query_heads_per_rank(m, s)};
 }
 
 // Keys attended per sequence with causal masking: new token i (1..S) sees L + i keys.
@@ -96,7 +96,7 @@ KernelCost attention_kernel(const ModelSpec& m, const Workload& w, const AttnLoc
 
 void add_mha(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w, const Shard& s) {
   AttnLocal a = attn_local(m, w, s);
-  double kv_heads = s.attention_dp ? m.kv_heads : std::ceil(double(m.kv_heads) / s.tp);
+  double kv_heads = kv_heads_per_rank(m, s);
   double d = m.head_dim;
   WeightFormat f = m.dtypes.format(Part::Attention);
   add_quant(out, m, f, "qkv_quant", a.tokens, m.hidden);
@@ -225,8 +225,7 @@ std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Wor
       gemm(m, "router", a.tokens, e.num_experts, m.hidden, m.dtypes.format(Part::Router)));
   bool shared = e.num_shared_experts > 0;
   if (shared) {
-    add_mlp(out, m, "shared", T, e.num_shared_experts * shared_intermediate(m), s.tp,
-            Part::SharedExperts);
+    add_mlp(out, m, "shared", T, shared_experts_intermediate(m), s.tp, Part::SharedExperts);
   }
   // The routed experts read the hidden states the shared experts' quantization produced (when
   // both run in the same format).
@@ -250,8 +249,7 @@ std::vector<KernelCost> head_kernels(const ModelSpec& m, const Workload& w, cons
   g.m = a.tokens;
   out.push_back(g);
   out.push_back(norm_kernel(m, "final_norm", a.tokens));
-  // Prefill only needs the next-token logits of each sequence's last position.
-  double logits = w.phase == Phase::Prefill ? w.batch : w.tokens();
+  double logits = w.logit_rows();
   Part head = m.tied_embeddings ? Part::Embedding : Part::LmHead;
   out.push_back(
       gemm(m, "lm_head", logits, double(m.vocab) / s.tp, m.hidden, m.dtypes.format(head)));

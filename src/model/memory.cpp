@@ -81,8 +81,7 @@ double kv_bytes_per_token(const ModelSpec& m, const Shard& s, int pp) {
   if (m.attention == AttentionKind::Mla) {
     per_layer = m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;  // one latent shared by all heads
   } else {
-    double kv = s.attention_dp ? m.kv_heads : std::ceil(double(m.kv_heads) / s.tp);
-    per_layer = 2 * kv * m.head_dim;  // K and V
+    per_layer = 2 * kv_heads_per_rank(m, s) * m.head_dim;  // K and V
   }
   return stage_layers(m, pp, 0).count * per_layer * element_bytes(m.dtypes.kv_cache);
 }
@@ -95,43 +94,6 @@ double kv_tokens_held(const ModelSpec& m, double tokens) {
   if (m.sliding_window <= 0 || m.sliding_layers <= 0 || m.layers <= 0) return tokens;
   const double sliding = double(m.sliding_layers) / m.layers;
   return (1 - sliding) * tokens + sliding * std::min(tokens, double(m.sliding_window));
-}
-
-double activation_bytes_per_layer(const ModelSpec& m, double s, double b, int tp,
-                                  bool sequence_parallel, Recompute r) {
-  // Korthikanti et al. 2022 (arXiv:2205.05198) §4, Table 2; 16-bit activations, dropout masks
-  // included. 34sbh = attention 11sbh + MLP 19sbh + 2 LayerNorms 4sbh; 5as²b = scores, softmax,
-  // dropout mask. Without SP the 10sbh of norms/dropout are replicated on every TP rank.
-  double h = m.hidden, a = m.heads, t = tp, sbh = s * b * h;
-  double quadratic = 5 * a * s * s * b / t;
-  switch (r) {
-    case Recompute::Full:
-      return sequence_parallel ? 2 * sbh / t : 2 * sbh;
-    case Recompute::Selective:
-      return sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t);
-    case Recompute::None:
-      break;
-  }
-  return (sequence_parallel ? 34 * sbh / t : sbh * (10 + 24 / t)) + quadratic;
-}
-
-TrainingMemory training_memory(const ModelSpec& m, const TrainingConfig& c) {
-  // Mixed-precision Adam (ZeRO paper, Rajbhandari et al. 2020, §3.1): bf16 weights 2 B and
-  // grads 2 B, fp32 master weights + momentum + variance 12 B per parameter.
-  double params = 0;
-  for (int s = 0; s < c.layout.pp; ++s)
-    params = std::max(params, params_per_gpu(m, c.layout, s).sum());
-  double dp = c.dp;
-  TrainingMemory r;
-  r.weights_bytes = 2 * params / (c.zero_stage >= 3 ? dp : 1);
-  r.grads_bytes = 2 * params / (c.zero_stage >= 2 ? dp : 1);
-  r.optimizer_bytes = 12 * params / (c.zero_stage >= 1 ? dp : 1);
-  // 1F1B: the first stage holds pp micro-batches of its layers (Korthikanti et al. §4.2.3).
-  double in_flight = c.microbatches_in_flight > 0 ? c.microbatches_in_flight : c.layout.pp;
-  double per_layer = activation_bytes_per_layer(m, c.seq_len, c.micro_batch, c.layout.shard.tp,
-                                                c.sequence_parallel, c.recompute);
-  r.activations_bytes = stage_layers(m, c.layout.pp, 0).count * per_layer * in_flight;
-  return r;
 }
 
 LayerComm layer_comm(const ModelSpec& m, LayerType t) {

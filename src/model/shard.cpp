@@ -1,4 +1,6 @@
 // Shard validity: which TP/EP splits of a model are meaningful.
+#include <cmath>
+
 #include "model/params.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -11,7 +13,7 @@ std::optional<std::string> shard_problem(const ModelSpec& m, const Shard& s) {
   if (m.heads % s.tp != 0)
     return "tp=" + str(s.tp) + " does not divide the " + str(m.heads) + " attention heads";
   // vLLM shards KV heads when tp divides them and replicates them when they divide tp.
-  if (m.attention == AttentionKind::Mha && m.kv_heads % s.tp != 0 && s.tp % m.kv_heads != 0)
+  if (!kv_heads_shardable(m, s.tp))
     return "tp=" + str(s.tp) + " neither divides nor is a multiple of the " + str(m.kv_heads) +
            " KV heads";
   if (s.ep > 1 && !m.is_moe()) return "ep=" + str(s.ep) + " needs a mixture-of-experts model";
@@ -29,6 +31,22 @@ void require_valid_degrees(const Shard& s) {
     throw InputError("shard", "",
                      "tp and ep must be at least 1 (tp=" + std::to_string(s.tp) +
                          ", ep=" + std::to_string(s.ep) + ")");
+}
+
+double query_heads_per_rank(const ModelSpec& m, const Shard& s) {
+  return s.attention_dp ? double(m.heads) : double(m.heads) / s.tp;
+}
+
+double kv_heads_per_rank(const ModelSpec& m, const Shard& s) {
+  return s.attention_dp ? double(m.kv_heads) : std::ceil(double(m.kv_heads) / s.tp);
+}
+
+bool kv_heads_shardable(const ModelSpec& m, int tp) {
+  return m.attention != AttentionKind::Mha || m.kv_heads % tp == 0 || tp % m.kv_heads == 0;
+}
+
+double shared_experts_intermediate(const ModelSpec& m) {
+  return m.moe.num_shared_experts * shared_intermediate(m);
 }
 
 }  // namespace topoplan

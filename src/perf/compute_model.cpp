@@ -78,7 +78,7 @@ ComputeModel ComputeModel::for_gpu(const GpuSpec& gpu) {
 
 ComputeModel ComputeModel::with_memory_bandwidth(double GBps) const {
   if (!(GBps > 0) || !std::isfinite(GBps))
-    throw InputError("--mem-bw", "", "memory bandwidth must be > 0 GB/s");
+    throw FieldError("hbm_GBps", "memory bandwidth must be > 0 GB/s");
   ComputeModel cm = *this;
   cm.hbm_GBps_ = GBps;
   cm.bw_override_ = true;

@@ -40,10 +40,10 @@ std::vector<std::string> fit_formats_to_gpu(ModelSpec& m, const GpuSpec& gpu) {
     if (f.weight_only || native(f.dtype, gpu)) return;
     // Marlin (W8A16/W4A16) needs sm80; older GPUs have no kernel for these formats at all.
     if (gpu.sm_version > 0 && gpu.sm_version < 80)
-      throw InputError("--precision", "",
-                       std::string(to_string(f.dtype)) + " weights need an sm80+ GPU (Marlin " +
-                           "weight-only kernels); " + gpu.name + " is sm" +
-                           std::to_string(gpu.sm_version));
+      throw FieldError("precision", std::string(to_string(f.dtype)) +
+                                        " weights need an sm80+ GPU (Marlin " +
+                                        "weight-only kernels); " + gpu.name + " is sm" +
+                                        std::to_string(gpu.sm_version));
     f.weight_only = true;
     std::string n = note_for(f.dtype, gpu);
     if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);

@@ -46,6 +46,14 @@ void add_kernels(RooflineResult& r, std::map<std::string, KernelGroup>& groups,
 
 }  // namespace
 
+void validate_roofline(const ModelSpec& m, const Workload& w, const Shard& s) {
+  require_batch(w.batch);
+  require_context(w.context);
+  if (s.tp < 1 || m.heads % s.tp != 0)
+    throw FieldError("tp", std::to_string(s.tp) + " does not divide the " +
+                               std::to_string(m.heads) + " attention heads of " + m.name);
+}
+
 RooflineResult decode_roofline(const ModelSpec& m, const ComputeModel& cm, const Workload& w,
                                const Shard& s) {
   if (w.phase != Phase::Decode) throw InputError("roofline", "", "expects a decode workload");

@@ -17,16 +17,10 @@ std::string gb(double bytes) {
   return buf;
 }
 
-// Sequences that give every attention rank one: one per attention-DP rank (tp of them with DP
-// attention) of each of the dp replicas.
-double batch_unit(const Strategy& s) {
-  return (s.attention_dp ? s.tp : 1) * double(s.dp);
-}
-
-// Serve: unit, 2·unit, 4·unit, … below the max, then the max (unit = batch_unit(s) so every
+// Serve: unit, 2·unit, 4·unit, … below the max, then the max (unit = BatchShape::unit so every
 // rank has work).
-std::vector<double> serve_batches(const Strategy& s, double max_batch) {
-  double unit = batch_unit(s), cap = max_batch;
+std::vector<double> serve_batches(double unit, double max_batch) {
+  double cap = max_batch;
   std::vector<double> out;
   for (double b = unit; b < cap; b *= 2) out.push_back(b);
   out.push_back(cap);
@@ -56,21 +50,21 @@ std::string Planner::Impl::infeasible_reason(const Strategy& s, PlacementOrder o
   return "";
 }
 
-BatchPoint Planner::Impl::batch_point(const Planner& p, const Strategy& s, PlacementOrder order,
-                                      double B) const {
+BatchPoint Planner::Impl::batch_point(const Strategy& s, PlacementOrder order, double B) const {
   double A = req.tokens_per_step(), P = req.prompt, O = req.output, G = s.gpus();
+  const BatchShape shape = batch_shape(s, B);
   BatchPoint pt;
   pt.batch = B;
-  pt.decode = p.decode_step(s, B, req.decode_context(), order);
+  pt.decode = decode_step(s, shape, req.decode_context(), order);
   pt.step_us = pt.decode.total_us();
   pt.tpot_ms = pt.step_us / A / 1e3;
   if (req.mode == PlanMode::Serve) {
     // A newly arrived request: one prompt (one per attention-DP rank, which all run together).
-    pt.prefill = p.prefill(s, batch_unit(s), P, order);
+    pt.prefill = prefill(s, batch_shape(s, shape.unit), P, order);
     // Steady state without disaggregation: over a request's life the replica prefills the
     // prompts of its B sequences and runs O / A decode steps for them.
     // Chunks of successive requests keep the pipeline full: no fill/drain bubble here.
-    TimeBreakdown prompts = p.prefill(s, B, P, order);
+    TimeBreakdown prompts = prefill(s, shape, P, order);
     double prompts_us = prompts.total_us() - prompts.bubble_us;
     const double cycle_us = prompts_us + O / A * pt.step_us;
     pt.tokens_per_s = B * O / cycle_us * kUsPerS;
@@ -79,7 +73,7 @@ BatchPoint Planner::Impl::batch_point(const Planner& p, const Strategy& s, Place
     // Per user: the decode speed a streaming client sees, 1000 / TPOT.
     pt.tokens_per_s_per_user = A / pt.step_us * kUsPerS;
   } else {
-    pt.prefill = p.prefill(s, B, P, order);
+    pt.prefill = prefill(s, shape, P, order);
     if (req.mode == PlanMode::Decode) {
       pt.tokens_per_s = B * A / pt.step_us * kUsPerS;
       pt.tokens_per_s_per_user = pt.tokens_per_s / B;
@@ -95,29 +89,28 @@ BatchPoint Planner::Impl::batch_point(const Planner& p, const Strategy& s, Place
   return pt;
 }
 
-std::vector<BatchPoint> Planner::Impl::batch_points(const Planner& p, const Strategy& s,
-                                                    PlacementOrder order, double max_batch,
-                                                    double batch) const {
+std::vector<BatchPoint> Planner::Impl::batch_points(const Strategy& s, PlacementOrder order,
+                                                    double max_batch, double batch) const {
+  const double unit = batch_shape(s, batch).unit;
   std::vector<double> batches;
   if (batch > 0)
     batches = {batch};
   else if (req.mode == PlanMode::Serve)
-    batches = serve_batches(s, max_batch);
+    batches = serve_batches(unit, max_batch);
   else
     batches = {1};
   std::vector<BatchPoint> out;
-  for (double B : batches) out.push_back(batch_point(p, s, order, B));
+  for (double B : batches) out.push_back(batch_point(s, order, B));
   // With a TPOT/TTFT limit the sweep brackets the largest batch within it (TPOT and TTFT grow
   // with the batch); bisect that bracket, in whole units of the sweep, to find it.
   bool limited = req.tpot_max_ms > 0 || req.ttft_max_ms > 0;
   for (std::size_t i = 0; limited && i + 1 < out.size(); ++i) {
     if (!out[i].meets_limits || out[i + 1].meets_limits) continue;
-    double unit = batch_unit(s);
     double lo = out[i].batch, hi = out[i + 1].batch;
     BatchPoint best = out[i];
     while (hi - lo > unit) {
       double mid = lo + std::floor((hi - lo) / unit / 2) * unit;
-      BatchPoint pt = batch_point(p, s, order, mid);
+      BatchPoint pt = batch_point(s, order, mid);
       if (pt.meets_limits) {
         lo = mid;
         best = pt;
@@ -132,24 +125,23 @@ std::vector<BatchPoint> Planner::Impl::batch_points(const Planner& p, const Stra
   return out;
 }
 
-PlanResult Planner::Impl::evaluate(const Planner& p, const Strategy& s, double batch,
-                                   PlacementOrder order, std::vector<BatchPoint>* points) const {
+PlanResult Planner::Impl::evaluate(const Strategy& s, double batch, PlacementOrder order,
+                                   std::vector<BatchPoint>* points) const {
   PlanResult r;
   r.strategy = s;
   r.reason = divisibility_reason(model, s);
   if (!r.reason.empty()) return r;
-  r.memory = p.memory(s);
+  r.memory = memory(s);
   r.reason = infeasible_reason(s, order, r.memory);
   if (!r.reason.empty()) return r;
   r.max_batch = max_batch_for(r.memory, s, req.max_sequence());
-  if (batch <= 0) batch = req.batch;
   if (batch > r.max_batch) {
     r.reason = "batch " + std::to_string(static_cast<long long>(batch)) +
                " exceeds the largest that fits (" +
                std::to_string(static_cast<long long>(r.max_batch)) + ")";
     return r;
   }
-  std::vector<BatchPoint> pts = batch_points(p, s, order, r.max_batch, batch);
+  std::vector<BatchPoint> pts = batch_points(s, order, r.max_batch, batch);
   // The best point within the limits; if none, the smallest batch (the fastest per user).
   const BatchPoint* best = nullptr;
   for (const BatchPoint& pt : pts)
@@ -158,7 +150,7 @@ PlanResult Planner::Impl::evaluate(const Planner& p, const Strategy& s, double b
   r.fits = true;
   r.meets_limits = best->meets_limits;
   r.batch = best->batch;
-  r.memory = memory_at_batch(r.memory, s, r.batch, req.max_sequence());
+  r.memory = memory_at_batch(r.memory, batch_shape(s, r.batch), req.max_sequence());
   r.ttft_ms = best->ttft_us / 1e3;
   r.tpot_ms = best->tpot_ms;
   r.tokens_per_s = best->tokens_per_s;
@@ -170,12 +162,16 @@ PlanResult Planner::Impl::evaluate(const Planner& p, const Strategy& s, double b
   return r;
 }
 
+PlanResult Planner::Impl::evaluate_at(const Strategy& s, double batch, PlacementOrder order) const {
+  return evaluate(s, batch > 0 ? batch : req.batch, order, nullptr);
+}
+
 PlanResult Planner::evaluate(const Strategy& s, double batch) const {
-  return impl_->evaluate(*this, s, batch, impl_->req.order, nullptr);
+  return impl_->evaluate_at(s, batch, impl_->req.order);
 }
 
 PlanResult Planner::evaluate(const Strategy& s, double batch, PlacementOrder order) const {
-  return impl_->evaluate(*this, s, batch, order, nullptr);
+  return impl_->evaluate_at(s, batch, order);
 }
 
 }  // namespace topoplan

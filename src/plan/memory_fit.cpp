@@ -27,19 +27,17 @@ constexpr double kSamplerSeqs = 256;
 // Live activation bytes per replica token of one layer while a prefill chunk runs: the residual
 // stream and normalised input (2h), the attention projections of the local heads, the MLP's
 // gate/up/act outputs (3 × local intermediate), and for MoE the routed copies this rank receives.
-double workspace_bytes(const ModelSpec& m, const Strategy& s, double chunk) {
+double workspace_bytes(const ModelSpec& m, const Strategy& s, const Shard& sh, double chunk) {
   double act = element_bytes(m.dtypes.activations), h = m.hidden, tp = s.tp;
-  double heads = s.attention_dp ? m.heads : m.heads / tp;
+  double heads = query_heads_per_rank(m, sh);
   double qkv = m.attention == AttentionKind::Mla
                    ? heads * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim)
-                   : (heads + 2.0 * std::max(1.0, m.kv_heads / tp)) * m.head_dim;
-  double attn_tokens = s.attention_dp ? chunk / tp : chunk;
+                   : (heads + 2.0 * kv_heads_per_rank(m, sh)) * m.head_dim;
+  double attn_tokens = chunk / attention_ranks(sh);
   double attn = attn_tokens * (3 * h + qkv);
   double mlp = chunk * (2 * h + 3 * m.intermediate / tp);
   if (m.is_moe()) {
-    int shared =
-        m.moe.num_shared_experts *
-        (m.moe.shared_intermediate > 0 ? m.moe.shared_intermediate : m.moe.expert_intermediate);
+    double shared = shared_experts_intermediate(m);
     double routed =
         chunk * m.moe.top_k / s.ep * (2 * h + 3.0 * m.moe.expert_intermediate * s.ep / tp);
     mlp = std::max(mlp, chunk * (2 * h + 3 * shared / tp) + routed);
@@ -50,7 +48,11 @@ double workspace_bytes(const ModelSpec& m, const Strategy& s, double chunk) {
 }  // namespace
 
 MemoryPerGpu Planner::memory(const Strategy& s) const {
-  const Impl& x = *impl_;
+  return impl_->memory(s);
+}
+
+MemoryPerGpu Planner::Impl::memory(const Strategy& s) const {
+  const Impl& x = *this;
   const ModelSpec& m = x.model;
   MemoryPerGpu r;
   r.capacity_bytes = x.gpu.usable_memory_bytes();
@@ -60,7 +62,7 @@ MemoryPerGpu Planner::memory(const Strategy& s) const {
   r.weights_bytes = weight_bytes_per_gpu(m, layout);
   double logits =
       kSamplerSeqs * m.vocab / (s.attention_dp ? 1.0 : s.tp) * element_bytes(Dtype::FP32);
-  r.activations_bytes = workspace_bytes(m, s, x.req.prefill_chunk) + logits;
+  r.activations_bytes = workspace_bytes(m, s, layout.shard, x.req.prefill_chunk) + logits;
   // A ring communicator keeps a buffer per channel for each of its two ring neighbours (NVLS
   // buffers, allocated when NVLS is on, are not counted: docs/planner.md).
   if (s.tp > 1) {
@@ -79,17 +81,20 @@ MemoryPerGpu Planner::memory(const Strategy& s) const {
 }
 
 double Planner::max_batch(const Strategy& s) const {
-  return max_batch_for(memory(s), s, impl_->req.max_sequence());
+  return impl_->max_batch(s);
+}
+
+double Planner::Impl::max_batch(const Strategy& s) const {
+  return max_batch_for(memory(s), s, req.max_sequence());
 }
 
 double max_batch_for(const MemoryPerGpu& mem, const Strategy& s, double max_sequence) {
   double per_seq = mem.kv_bytes_per_token * max_sequence;
   if (mem.kv_capacity_bytes < per_seq || per_seq <= 0) return 0;
   // Without attention DP every TP rank holds (its share of) every sequence; with it, each rank
-  // holds whole caches of 1/tp of the sequences.
+  // holds whole caches of 1/tp of the sequences: per GPU × the batch shape's unit.
   double per_gpu = std::floor(mem.kv_capacity_bytes / per_seq);
-  double replica = s.attention_dp ? per_gpu * s.tp : per_gpu;
-  return replica * s.dp;
+  return per_gpu * batch_shape(s, 0).unit;
 }
 
 }  // namespace topoplan

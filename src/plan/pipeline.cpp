@@ -9,27 +9,33 @@ namespace topoplan {
 
 TimeBreakdown Planner::decode_step(const Strategy& s, double batch, double context,
                                    PlacementOrder order) const {
-  const Impl& x = *impl_;
-  double b = std::max(1.0, batch / s.dp);  // sequences of one replica (all replicas alike)
-  // Continuous batching with pp stages keeps up to pp micro-batches in flight (vLLM virtual
-  // engines); each sequence advances once per cycle.
-  double m = s.pp > 1 ? std::clamp(std::floor(b), 1.0, double(s.pp)) : 1.0;
+  return impl_->decode_step(s, batch_shape(s, batch), context, order);
+}
+
+TimeBreakdown Planner::prefill(const Strategy& s, double batch, double prompt,
+                               PlacementOrder order) const {
+  return impl_->prefill(s, batch_shape(s, batch), prompt, order);
+}
+
+TimeBreakdown Planner::Impl::decode_step(const Strategy& s, const BatchShape& shape, double context,
+                                         PlacementOrder order) const {
+  // Each sequence advances once per cycle of the m micro-batches in flight.
+  const double m = shape.decode_micro_batches;
   Workload w{.phase = Phase::Decode,
-             .batch = b / m,
-             .new_tokens = 1.0 + (x.req.mtp_accept > 0 ? x.req.mtp_draft : 0),
+             .batch = shape.replica / m,
+             .new_tokens = 1.0 + (req.mtp_accept > 0 ? req.mtp_draft : 0),
              .context = context};
-  TimeBreakdown stage = x.stage_time(s, order, w, true);
-  double send = x.pp_send_us(s, order, w.tokens());
+  TimeBreakdown stage = stage_time(s, order, w, true);
+  double send = pp_send_us(s, order, w.tokens());
   TimeBreakdown r = stage.scaled(m);
   r.pp_sendrecv_us += (s.pp - 1) * send;
   r.bubble_us += (std::max(m, double(s.pp)) - m) * stage.total_us();
   return r;
 }
 
-TimeBreakdown Planner::prefill(const Strategy& s, double batch, double prompt,
-                               PlacementOrder order) const {
-  const Impl& x = *impl_;
-  double b = std::max(1.0, batch / s.dp), chunk = x.req.prefill_chunk;
+TimeBreakdown Planner::Impl::prefill(const Strategy& s, const BatchShape& shape, double prompt,
+                                     PlacementOrder order) const {
+  const double b = shape.replica, chunk = req.prefill_chunk;
   // Chunked prefill: at most `chunk` tokens per forward pass. Short prompts are packed whole;
   // a long prompt is cut into equal chunks attending to the earlier ones (average context).
   double m = 1;
@@ -47,8 +53,8 @@ TimeBreakdown Planner::prefill(const Strategy& s, double batch, double prompt,
       w.context = (prompt - w.new_tokens) / 2;
     }
   }
-  TimeBreakdown stage = x.stage_time(s, order, w, false);
-  double send = x.pp_send_us(s, order, w.tokens());
+  TimeBreakdown stage = stage_time(s, order, w, false);
+  double send = pp_send_us(s, order, w.tokens());
   // The last chunk leaves the last stage after m stage times plus the pipeline's fill.
   TimeBreakdown r = stage.scaled(m);
   r.bubble_us += (s.pp - 1) * stage.total_us();
@@ -56,12 +62,9 @@ TimeBreakdown Planner::prefill(const Strategy& s, double batch, double prompt,
   return r;
 }
 
-MemoryPerGpu memory_at_batch(const MemoryPerGpu& base, const Strategy& s, double batch,
-                             double sequence) {
+MemoryPerGpu memory_at_batch(const MemoryPerGpu& base, const BatchShape& shape, double sequence) {
   MemoryPerGpu r = base;
-  double replica = std::max(1.0, batch / s.dp);
-  double per_gpu = s.attention_dp ? std::ceil(replica / s.tp) : replica;
-  r.kv_used_bytes = per_gpu * sequence * base.kv_bytes_per_token;
+  r.kv_used_bytes = shape.per_rank_max * sequence * base.kv_bytes_per_token;
   return r;
 }
 

@@ -74,7 +74,7 @@ Coords coords_of(const Strategy& s, PlacementOrder order, int rank) {
 void validate_strategy(const Router& router, const Strategy& s) {
   auto dim = [](const char* name, int v) {
     if (v < 1)
-      throw InputError("strategy", std::string("--") + name,
+      throw FieldError(std::string("strategy.") + name,
                        std::string(name) + " must be at least 1, got " + std::to_string(v));
   };
   dim("tp", s.tp);
@@ -82,9 +82,9 @@ void validate_strategy(const Router& router, const Strategy& s) {
   dim("dp", s.dp);
   dim("ep", s.ep);
   if (s.tp % s.ep != 0)
-    throw InputError("strategy", "--ep",
-                     "ep " + std::to_string(s.ep) + " must divide tp " + std::to_string(s.tp) +
-                         " (experts are split inside each TP group)");
+    throw FieldError("strategy.ep", "ep " + std::to_string(s.ep) + " must divide tp " +
+                                        std::to_string(s.tp) +
+                                        " (experts are split inside each TP group)");
   const auto available = router.topology().gpus().size();
   if (static_cast<std::size_t>(s.gpus()) > available)
     throw InputError("strategy", "",
@@ -177,7 +177,7 @@ Placement place(const Router& router, const Strategy& strategy, PlacementOrder o
   placement_detail::validate_strategy(router, strategy);
   if (order == PlacementOrder::Optimized)
     return placement_detail::place_optimized(router, placement_detail::compute_locality(router),
-                                             strategy);
+                                             strategy, StepCounts{});
   const auto& gpus = router.topology().gpus();
   const std::vector<int> first(gpus.begin(), gpus.begin() + strategy.gpus());
   return placement_detail::assemble(router, strategy, order, first);
@@ -185,14 +185,16 @@ Placement place(const Router& router, const Strategy& strategy, PlacementOrder o
 
 struct Placer::Impl {
   const Router* router = nullptr;
+  StepCounts step;
   bool have_locality = false;
   placement_detail::Locality locality;  // computed on the first Optimized request
   using Key = std::tuple<int, int, int, int, bool, int>;
   std::map<Key, std::unique_ptr<Placement>> cache;
 };
 
-Placer::Placer(const Router& router) : impl_(std::make_unique<Impl>()) {
+Placer::Placer(const Router& router, const StepCounts& step) : impl_(std::make_unique<Impl>()) {
   impl_->router = &router;
+  impl_->step = step;
 }
 Placer::~Placer() = default;
 Placer::Placer(Placer&&) noexcept = default;
@@ -213,7 +215,7 @@ const Placement& Placer::place(const Strategy& s, PlacementOrder order) const {
       impl_->have_locality = true;
     }
     p = std::make_unique<Placement>(
-        placement_detail::place_optimized(*impl_->router, impl_->locality, s));
+        placement_detail::place_optimized(*impl_->router, impl_->locality, s, impl_->step));
   } else {
     p = std::make_unique<Placement>(topoplan::place(*impl_->router, s, order));
   }

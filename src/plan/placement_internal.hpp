@@ -38,6 +38,7 @@ Locality compute_locality(const Router& router);
 
 // The Optimized placement: candidate assignments (canonical, whole chains packed per node, a
 // snake over nodes for rail-aligned stage crossings) ranked by communication_proxy().
-Placement place_optimized(const Router& router, const Locality& locality, const Strategy& s);
+Placement place_optimized(const Router& router, const Locality& locality, const Strategy& s,
+                          const StepCounts& step);
 
 }  // namespace topoplan::placement_detail

@@ -15,11 +15,11 @@ namespace {
 // Reference message for the proxy: 1 MiB is a decode step's TP all-reduce of 64 tokens × 7168
 // hidden × BF16 (DeepSeek-V3 hidden size), the regime the planner ranks most often.
 constexpr double kRefBytes = 1 << 20;
-// How often each kind communicates in one forward step, relative to one layer: TP all-reduces
+// How often each kind communicates in one forward step, per layer (StepCounts): TP all-reduces
 // twice per layer (attention out-projection, MLP down-projection; Megatron-LM), EP dispatch +
-// combine twice per MoE layer, PP one send per stage boundary per step (≈ 1/60 of a layer's
-// traffic for a 61-layer model), DP only for training gradient sync (amortised over a step).
-constexpr double kWeightTp = 2.0, kWeightEp = 2.0, kWeightPp = 1.0 / 60, kWeightDp = 0.01;
+// combine once each per MoE layer, PP one send per stage boundary per step; DP only for
+// training gradient sync (amortised over a step).
+constexpr double kTpPerLayer = 2.0, kEpPerMoeLayer = 2.0, kWeightDp = 0.01;
 // Tie-breaker (µs per ring hop) for traffic that leaves its rail: in a rail-optimized fabric it
 // climbs to a spine (or NCCL PXN relays it over NVLink first), so same-rail neighbours win ties.
 constexpr double kCrossRailPenaltyUs = 0.5;
@@ -85,10 +85,13 @@ double kind_time_us(const Router& router, const std::vector<std::vector<int>>& g
 
 }  // namespace
 
-double communication_proxy(const Router& router, const Placement& p) {
-  return kWeightTp * kind_time_us(router, p.tp_groups, CollOp::AllReduce, false) +
-         kWeightEp * kind_time_us(router, p.ep_groups, CollOp::AllToAll, true) +
-         kWeightPp * kind_time_us(router, p.pp_chains, CollOp::SendRecv, false) +
+double communication_proxy(const Router& router, const Placement& p, const StepCounts& step) {
+  const double layers = std::max(1, step.layers);
+  const double ep_weight = kEpPerMoeLayer * step.moe_layers / layers;
+  const double pp_weight = (p.strategy.pp - 1) / layers;  // boundaries crossed per layer
+  return kTpPerLayer * kind_time_us(router, p.tp_groups, CollOp::AllReduce, false) +
+         ep_weight * kind_time_us(router, p.ep_groups, CollOp::AllToAll, true) +
+         pp_weight * kind_time_us(router, p.pp_chains, CollOp::SendRecv, false) +
          kWeightDp * kind_time_us(router, p.dp_groups, CollOp::AllReduce, false);
 }
 
@@ -216,7 +219,8 @@ std::vector<int> spanning(const Locality& loc, const Strategy& s) {
 
 }  // namespace
 
-Placement place_optimized(const Router& router, const Locality& loc, const Strategy& s) {
+Placement place_optimized(const Router& router, const Locality& loc, const Strategy& s,
+                          const StepCounts& step) {
   const auto& gpus = router.topology().gpus();
   std::vector<std::vector<int>> candidates;
   candidates.emplace_back(gpus.begin(), gpus.begin() + s.gpus());  // canonical wins ties
@@ -229,7 +233,7 @@ Placement place_optimized(const Router& router, const Locality& loc, const Strat
   double best_cost = std::numeric_limits<double>::infinity();
   for (const auto& devices : candidates) {
     Placement p = assemble(router, s, PlacementOrder::Optimized, devices);
-    const double c = communication_proxy(router, p);
+    const double c = communication_proxy(router, p, step);
     if (c < best_cost * (1 - 1e-9)) {
       best_cost = c;
       best = std::move(p);

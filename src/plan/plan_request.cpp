@@ -52,38 +52,61 @@ double serve_queue_us(double prompts_us, double cycle_us, double batch, double s
   return rho * service / (2 * (1 - rho)) + step_us / 2;
 }
 
-void PlanRequest::validate(const ModelSpec& m) const {
-  auto need = [](bool ok, const char* flag, const std::string& why) {
-    if (!ok) throw InputError(flag, "", why);
-  };
-  need(batch == 0 || batch >= 1, "--batch", "must be at least 1 sequence (or 0: searched)");
-  need(prompt >= 1, "--prompt", "must be at least 1 token");
-  need(output >= 1, "--output", "must be at least 1 token");
-  need(context >= 0, "--context", "must not be negative");
-  need(tpot_max_ms >= 0, "--tpot-max", "must not be negative");
-  need(ttft_max_ms >= 0, "--ttft-max", "must not be negative");
-  need(gpus >= 0, "--gpus", "must not be negative");
-  need(mem_util > 0 && mem_util <= 1, "--mem-util", "must be in (0, 1]");
-  need(prefill_chunk >= 1, "--prefill-chunk", "must be at least 1 token");
-  need(top >= 1, "--top", "must be at least 1");
-  for (const auto& [pin, flag] :
-       {std::pair{tp, "--tp"}, std::pair{pp, "--pp"}, std::pair{dp, "--dp"}, std::pair{ep, "--ep"}})
-    need(!pin || *pin >= 1, flag, "must be at least 1");
-  need(!ep || *ep == 1 || m.is_moe(), "--ep", m.name + " is not a mixture-of-experts model");
-  need(!attention_dp || !*attention_dp || m.is_moe(), "--attention-dp",
-       "attention data parallelism is modelled for MoE models only; " + m.name + " is dense");
-  if (mtp_accept > 0) {
-    need(mtp_draft >= 1, "--mtp-draft", "must be at least 1");
-    need(mtp_accept >= 1 && mtp_accept <= 1 + mtp_draft, "--mtp-accept",
-         "acceptance length must be in [1, 1 + draft tokens = " + std::to_string(1 + mtp_draft) +
-             "]");
+namespace {
+
+void need(bool ok, const char* field, const std::string& why) {
+  if (!ok) throw FieldError(field, why);
+}
+
+// Speculative decoding: a draft of 1 to `output` tokens (a step never verifies more tokens than
+// a request generates, which also keeps 1 + draft far from INT_MAX), 1 <= accept <= 1 + draft.
+void validate_mtp(const PlanRequest& r) {
+  need(std::isfinite(r.mtp_accept), "mtp_accept", "must be a finite number (0: off)");
+  if (r.mtp_accept > 0) {
+    need(r.mtp_draft >= 1, "mtp_draft", "must be at least 1");
+    need(r.mtp_draft <= r.output, "mtp_draft", "must be at most {output} tokens");
+    const double verified = 1.0 + r.mtp_draft;
+    need(r.mtp_accept >= 1 && r.mtp_accept <= verified, "mtp_accept",
+         "acceptance length must be in [1, 1 + draft tokens = " +
+             std::to_string(static_cast<long long>(verified)) + "]");
   }
-  need(mtp_accept == 0 || mtp_accept >= 1, "--mtp-accept", "must be 0 (off) or at least 1");
-  need(max_sequence() <= std::max(m.max_context, 1) || m.max_context == 0,
-       mode == PlanMode::Prefill ? "--prompt" : "--prompt/--output",
-       std::string(mode == PlanMode::Prefill ? "prompt (" : "prompt + output (") +
-           std::to_string(static_cast<long long>(max_sequence())) +
-           " tokens) exceeds the model's context of " + std::to_string(m.max_context));
+  need(r.mtp_accept == 0 || r.mtp_accept >= 1, "mtp_accept", "must be 0 (off) or at least 1");
+}
+
+// The sequence against the model's context, blaming the field that sets it: the prompt
+// (prefill), an explicit decode context longer than prompt + output, or prompt + output.
+void validate_sequence(const PlanRequest& r, const ModelSpec& m) {
+  if (m.max_context == 0 || r.max_sequence() <= std::max(m.max_context, 1)) return;
+  const bool prefill = r.mode == PlanMode::Prefill;
+  const bool by_context = !prefill && r.context > r.prompt + r.output;
+  const char* field = prefill ? "prompt" : by_context ? "context" : "prompt/output";
+  const char* what = prefill ? "prompt (" : by_context ? "context (" : "prompt + output (";
+  throw FieldError(field,
+                   std::string(what) + std::to_string(static_cast<long long>(r.max_sequence())) +
+                       " tokens) exceeds the model's context of " + std::to_string(m.max_context));
+}
+
+}  // namespace
+
+void PlanRequest::validate(const ModelSpec& m) const {
+  require_batch(batch, /*zero_searches=*/true);
+  require_tokens(prompt, "prompt");
+  require_tokens(output, "output");
+  require_context(context);
+  require_limit_ms(tpot_max_ms, "tpot_max_ms");
+  require_limit_ms(ttft_max_ms, "ttft_max_ms");
+  need(gpus >= 0, "gpus", "must not be negative");
+  need(mem_util > 0 && mem_util <= 1, "mem_util", "must be in (0, 1]");
+  require_tokens(prefill_chunk, "prefill_chunk");
+  need(top >= 1, "top", "must be at least 1");
+  for (const auto& [pin, field] :
+       {std::pair{tp, "tp"}, std::pair{pp, "pp"}, std::pair{dp, "dp"}, std::pair{ep, "ep"}})
+    need(!pin || *pin >= 1, field, "must be at least 1");
+  need(!ep || *ep == 1 || m.is_moe(), "ep", m.name + " is not a mixture-of-experts model");
+  need(!attention_dp || !*attention_dp || m.is_moe(), "attention_dp",
+       "attention data parallelism is modelled for MoE models only; " + m.name + " is dense");
+  validate_mtp(*this);
+  validate_sequence(*this, m);
 }
 
 double TimeBreakdown::total_us() const {

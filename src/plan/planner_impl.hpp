@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "plan/batch_shape.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/perf.hpp"
 #include "topoplan/placement.hpp"
@@ -14,7 +15,7 @@
 namespace topoplan {
 
 // Kernel-time cache key: which kernels (layer type, head or MTP draft), the shard and workload.
-using KernelKey = std::tuple<int, int, int, int, bool, int, double, double, double>;
+using KernelKey = std::tuple<int, int, int, bool, int, double, double, double>;
 // Collective cache key: op, strategy (tp, pp, dp, ep, adp), order, size.
 using CommKey = std::tuple<int, int, int, int, int, bool, int, double>;
 
@@ -57,6 +58,16 @@ struct Planner::Impl {
   double reference_us(int code, const Strategy& s, PlacementOrder order, double bytes) const;
 
   Shard shard(const Strategy& s) const;
+  // Planner::memory, decode_step and prefill (the facade forwards to these; the batch arrives
+  // as its shape, computed once by the caller).
+  MemoryPerGpu memory(const Strategy& s) const;
+  double max_batch(const Strategy& s) const;
+  // Planner::run: enumerate, evaluate (threads), rank, explain.
+  PlanOutput run() const;
+  TimeBreakdown decode_step(const Strategy& s, const BatchShape& shape, double context,
+                            PlacementOrder order) const;
+  TimeBreakdown prefill(const Strategy& s, const BatchShape& shape, double prompt,
+                        PlacementOrder order) const;
   // Kernel time of one layer of type t (what: 0 dense, 1 MoE, 2 head of the first stage,
   // 3 head of the last stage, 4 one MTP draft pass) split into the breakdown's kernel terms.
   TimeBreakdown kernels(int what, const Strategy& s, const Workload& w) const;
@@ -75,14 +86,16 @@ struct Planner::Impl {
   double pp_send_us(const Strategy& s, PlacementOrder order, double tokens) const;
 
   // Serving figures of one batch (all replicas).
-  BatchPoint batch_point(const Planner& p, const Strategy& s, PlacementOrder order,
-                         double batch) const;
+  BatchPoint batch_point(const Strategy& s, PlacementOrder order, double batch) const;
   // Every batch the request asks for (serve: a geometric sweep up to max_batch), evaluated.
-  std::vector<BatchPoint> batch_points(const Planner& p, const Strategy& s, PlacementOrder order,
-                                       double max_batch, double batch) const;
-  // Planner::evaluate, also returning the batch sweep when `points` is not null.
-  PlanResult evaluate(const Planner& p, const Strategy& s, double batch, PlacementOrder order,
+  std::vector<BatchPoint> batch_points(const Strategy& s, PlacementOrder order, double max_batch,
+                                       double batch) const;
+  // Planner::evaluate at `batch` as given (0: the serve sweep, or 1 for decode and prefill),
+  // also returning the batch sweep when `points` is not null.
+  PlanResult evaluate(const Strategy& s, double batch, PlacementOrder order,
                       std::vector<BatchPoint>* points) const;
+  // Planner::evaluate: `batch` 0 stands for the request's batch (itself 0: the search).
+  PlanResult evaluate_at(const Strategy& s, double batch, PlacementOrder order) const;
   // Why `s`, which divides the model, cannot run ("" when it fits): TP path class, memory
   // (`mem` = Planner::memory(s), computed once by the caller).
   std::string infeasible_reason(const Strategy& s, PlacementOrder order,
@@ -94,8 +107,7 @@ struct Planner::Impl {
     std::vector<BatchPoint> points;
   };
   int thread_count(std::size_t strategies) const;
-  std::vector<Evaluated> evaluate_all(const Planner& p, const std::vector<Strategy>& strategies,
-                                      int threads) const;
+  std::vector<Evaluated> evaluate_all(const std::vector<Strategy>& strategies, int threads) const;
 };
 
 constexpr int kOpAllToAll = 100;  // cache key of the MoE dispatch/combine (not a CollOp group op)
@@ -104,9 +116,8 @@ constexpr int kOpAllToAllNormal = 101;  // the same with DeepEP normal-mode dedu
 // Planner::max_batch from `mem` = Planner::memory(s), for callers that already have it.
 double max_batch_for(const MemoryPerGpu& mem, const Strategy& s, double max_sequence);
 
-// `base` with the KV cache of `batch` sequences (all replicas) of `sequence` tokens.
-MemoryPerGpu memory_at_batch(const MemoryPerGpu& base, const Strategy& s, double batch,
-                             double sequence);
+// `base` with the KV cache of the batch `shape` (its most loaded rank) of `sequence` tokens.
+MemoryPerGpu memory_at_batch(const MemoryPerGpu& base, const BatchShape& shape, double sequence);
 
 // Splits kernel times into the breakdown's floor / compute / memory-by-byte-kind terms. With
 // eager_launch_us > 0 (no CUDA graph) each kernel lasts max(eager launch, its GPU time): the host

@@ -137,15 +137,18 @@ Planner::Planner(const ModelSpec& model, const Router& router, PlanRequest reque
     : Planner(model, router, std::move(request), SearchOptions{}) {}
 Planner::Planner(const ModelSpec& model, const Router& router, PlanRequest request,
                  SearchOptions search)
-    : impl_(std::make_unique<Impl>(model, router, std::move(request), std::move(search))) {
-  impl_->req.validate(impl_->model);
-}
+    : impl_((request.validate(model),  // by field, before anything is built from it
+             std::make_unique<Impl>(model, router, std::move(request), std::move(search)))) {}
 Planner::~Planner() = default;
 Planner::Planner(Planner&&) noexcept = default;
 Planner& Planner::operator=(Planner&&) noexcept = default;
 
 PlanOutput Planner::run() const {
-  const Impl& x = *impl_;
+  return impl_->run();
+}
+
+PlanOutput Planner::Impl::run() const {
+  const Impl& x = *this;
   PlanOutput out;
   out.model = x.model.name;
   out.topology = x.router->topology().name;
@@ -160,14 +163,14 @@ PlanOutput Planner::run() const {
   std::vector<ParetoPoint> all;
   std::vector<Strategy> strategies = enumerate_strategies(x.model, x.gpus, x.req);
   if (strategies.empty())
-    throw InputError("--tp/--pp/--dp/--ep", "",
+    throw FieldError("tp/pp/dp/ep",
                      "no strategy of " + std::to_string(x.gpus) +
                          " GPUs matches the pins (tp x pp x dp must equal the GPU count, ep "
                          "must divide tp)");
   out.threads = x.thread_count(strategies.size());
   const bool limited = x.req.tpot_max_ms > 0 || x.req.ttft_max_ms > 0;
   const auto t0 = std::chrono::steady_clock::now();
-  for (Impl::Evaluated& e : x.evaluate_all(*this, strategies, out.threads)) {
+  for (Impl::Evaluated& e : x.evaluate_all(strategies, out.threads)) {
     for (const BatchPoint& p : e.points)
       if (!limited || p.meets_limits)
         all.push_back({e.result.strategy, p.batch, p.tpot_ms, p.tokens_per_s_per_gpu,
@@ -206,7 +209,7 @@ PlanOutput Planner::run() const {
   PlacementOrder bad =
       x.req.order == PlacementOrder::DpPpTp ? PlacementOrder::TpPpDp : PlacementOrder::DpPpTp;
   out.bad_order = std::string(to_string(bad));
-  out.bad_placement = x.evaluate(*this, best.strategy, best.batch, bad, nullptr);
+  out.bad_placement = x.evaluate(best.strategy, best.batch, bad, nullptr);
   return out;
 }
 

@@ -19,7 +19,7 @@ int Planner::Impl::thread_count(std::size_t strategies) const {
 }
 
 std::vector<Planner::Impl::Evaluated> Planner::Impl::evaluate_all(
-    const Planner& p, const std::vector<Strategy>& strategies, int threads) const {
+    const std::vector<Strategy>& strategies, int threads) const {
   std::vector<Evaluated> out(strategies.size());
   // Work units: runs of consecutive strategies with the same tp. They share the TP group set
   // and most pipeline sets, which each thread prepares in its own caches, so handing a thread
@@ -33,12 +33,12 @@ std::vector<Planner::Impl::Evaluated> Planner::Impl::evaluate_all(
   std::mutex progress_mutex;
   int done = 0;
   std::exception_ptr failure;
-  auto work = [&](const Planner& planner) {
+  auto work = [&](const Impl& impl) {
     try {
       for (std::size_t u; (u = next++) < units;)
         for (std::size_t i = starts[u]; i < starts[u + 1]; ++i) {
           Evaluated& e = out[i];
-          e.result = planner.impl_->evaluate(planner, strategies[i], 0, req.order, &e.points);
+          e.result = impl.evaluate(strategies[i], req.batch, req.order, &e.points);
           std::lock_guard<std::mutex> lock(progress_mutex);
           ++done;
           if (search.progress) search.progress(done, static_cast<int>(strategies.size()));
@@ -57,10 +57,10 @@ std::vector<Planner::Impl::Evaluated> Planner::Impl::evaluate_all(
       SearchOptions one = search;
       one.threads = 1;
       one.progress = nullptr;
-      Planner worker(model, router_copy, req, one);
+      Impl worker(model, router_copy, req, one);
       work(worker);
     });
-  work(p);  // this thread too, on the caller's caches
+  work(*this);  // this thread too, on the caller's caches
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
   return out;

@@ -20,10 +20,9 @@ const GpuSpec& first_gpu(const Router& r, int gpus) {
   const Topology& t = r.topology();
   if (t.gpus().empty()) throw InputError(t.name, "", "the topology has no GPUs to plan on");
   if (gpus > static_cast<int>(t.gpus().size()))
-    throw InputError("--gpus", "",
-                     std::to_string(gpus) +
-                         " GPUs asked (--gpus, or the pinned tp x pp x dp) but " + t.name +
-                         " has " + std::to_string(t.gpus().size()));
+    throw FieldError("gpus", std::to_string(gpus) +
+                                 " GPUs asked ({gpus}, or the pinned tp x pp x dp) but " + t.name +
+                                 " has " + std::to_string(t.gpus().size()));
   return t.gpu_spec(t.gpus().front());
 }
 
@@ -65,7 +64,7 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q, SearchOp
       gpu(first_gpu(r, gpus)),
       cm(ComputeModel::for_gpu(gpu)),
       comm(r, req.comm_tuning ? *req.comm_tuning : NcclTuning::builtin()),
-      placer(r),
+      placer(r, StepCounts{m.layers, layer_count(m, LayerType::Moe)}),
       search(std::move(o)) {
   precision_notes = fit_formats_to_gpu(model, gpu);
 }
@@ -75,7 +74,7 @@ Shard Planner::Impl::shard(const Strategy& s) const {
 }
 
 TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload& w) const {
-  KernelKey key{what,    s.tp,         s.ep,     0, s.attention_dp, static_cast<int>(w.phase),
+  KernelKey key{what,    s.tp,         s.ep,     s.attention_dp, static_cast<int>(w.phase),
                 w.batch, w.new_tokens, w.context};
   auto it = kernel_cache.find(key);
   if (it != kernel_cache.end()) return it->second;
@@ -273,7 +272,7 @@ TimeBreakdown Planner::Impl::stage_time(const Strategy& s, PlacementOrder order,
     if (stage == s.pp - 1) {
       t += kernels(kHeadLast, s, w);
       // Vocab-parallel logits are gathered across TP ranks before sampling (SGLang all-gather).
-      double rows = w.phase == Phase::Prefill ? w.batch : w.tokens();
+      double rows = w.logit_rows();
       if (!s.attention_dp)
         t.tp_allreduce_us +=
             collective_us(CollOp::AllGather, s, order,

@@ -43,7 +43,7 @@ std::string divisibility_reason(const ModelSpec& m, const Strategy& s) {
   if (!s.attention_dp) {
     // Heads are split tp ways; KV heads split or, when fewer than tp, replicated evenly (vLLM).
     if (m.heads % s.tp != 0) return not_divisible("heads", m.heads, "tp", s.tp);
-    if (m.attention == AttentionKind::Mha && m.kv_heads % s.tp != 0 && s.tp % m.kv_heads != 0)
+    if (!kv_heads_shardable(m, s.tp))
       return not_divisible("kv_heads", m.kv_heads, "tp", s.tp) + " (nor a divisor of it)";
   }
   if (m.intermediate > 0 && m.intermediate % s.tp != 0)

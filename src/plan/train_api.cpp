@@ -53,21 +53,23 @@ std::string describe(const TrainStrategy& s) {
 }
 
 void TrainRequest::validate(const ModelSpec& m) const {
-  auto positive = [](const std::optional<int>& v, const char* flag) {
-    if (v && *v < 1) throw InputError(flag, "", "must be at least 1");
+  auto positive = [](const std::optional<int>& v, const char* field) {
+    if (v && *v < 1) throw FieldError(field, "must be at least 1");
   };
-  if (!(seq >= 1) || seq != std::floor(seq))
-    throw InputError("--seq", "", "must be a positive integer");
-  if (global_batch < 1) throw InputError("--global-batch", "", "must be at least 1");
-  positive(tp, "--tp"), positive(pp, "--pp"), positive(vp, "--vp"), positive(dp, "--dp");
-  positive(cp, "--cp"), positive(ep, "--ep"), positive(micro_batch, "--micro-batch");
-  if (zero && (*zero < 0 || *zero > 3)) throw InputError("--zero", "", "expected 0, 1, 2 or 3");
+  require_tokens(seq, "seq");  // finite, 1 to 2^53 (the shared rule of every workload)
+  if (seq != std::floor(seq)) throw FieldError("seq", "must be a positive integer");
+  if (global_batch < 1) throw FieldError("global_batch", "must be at least 1");
+  positive(tp, "tp"), positive(pp, "pp"), positive(vp, "vp"), positive(dp, "dp");
+  positive(cp, "cp"), positive(ep, "ep"), positive(micro_batch, "micro_batch");
+  if (zero && (*zero < 0 || *zero > 3)) throw FieldError("zero", "expected 0, 1, 2 or 3");
   if (ep && *ep > 1 && !m.is_moe())
-    throw InputError("--ep", "", m.name + " is dense: expert parallelism needs an MoE model");
-  if (vp && *vp > 1 && pp && *pp == 1) throw InputError("--vp", "", "interleaving needs --pp > 1");
-  if (train_tokens < 0) throw InputError("--train-tokens", "", "must be >= 0");
-  if (top < 1) throw InputError("--top", "", "must be at least 1");
-  if (reserve_bytes < 0) throw InputError("reserve", "", "must be >= 0");
+    throw FieldError("ep", m.name + " is dense: expert parallelism needs an MoE model");
+  if (vp && *vp > 1 && pp && *pp == 1) throw FieldError("vp", "interleaving needs {pp} > 1");
+  if (!(train_tokens >= 0) || !std::isfinite(train_tokens))
+    throw FieldError("train_tokens", "must be a finite number >= 0");
+  if (top < 1) throw FieldError("top", "must be at least 1");
+  if (!(reserve_bytes >= 0) || !std::isfinite(reserve_bytes))
+    throw FieldError("reserve_bytes", "must be a finite number >= 0");
 }
 
 namespace {

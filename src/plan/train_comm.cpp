@@ -22,9 +22,8 @@ constexpr std::size_t kWindowRanks = 1024;
 CommPricer::CommPricer(const Router& r, int gpus) : router_(&r), model_(r), gpus_(gpus) {
   const auto& all = r.topology().gpus();
   if (gpus > static_cast<int>(all.size()))
-    throw InputError("--gpus", "",
-                     std::to_string(gpus) + " GPUs asked but " + r.topology().name + " has " +
-                         std::to_string(all.size()));
+    throw FieldError("gpus", std::to_string(gpus) + " GPUs asked but " + r.topology().name +
+                                 " has " + std::to_string(all.size()));
   devices_.assign(all.begin(), all.begin() + gpus);
 }
 

@@ -62,9 +62,7 @@ double train_activation_bytes_per_layer(const ModelSpec& m, const TrainStrategy&
     // T tokens spread over its tp GPUs, replicated etp ways inside an expert's TP group).
     double copies = T * m.moe.top_k * s.etp / t;
     mlp = copies * 2 * (h + mlp_inner_elems(m, m.moe.expert_intermediate) / s.etp);
-    double shared =
-        m.moe.num_shared_experts *
-        (m.moe.shared_intermediate > 0 ? m.moe.shared_intermediate : m.moe.expert_intermediate);
+    double shared = shared_experts_intermediate(m);
     mlp += T * 2 * mlp_inner_elems(m, shared) / t;
   } else {
     mlp = T * 2 * mlp_inner_elems(m, m.intermediate) / t;

@@ -89,9 +89,7 @@ double training_model_flops(const ModelSpec& m, double seq, double sequences) {
   double dense_mlp = double(m.intermediate) / h * glu;
   double moe_mlp = 0;
   if (m.is_moe()) {
-    double shared =
-        m.moe.num_shared_experts *
-        (m.moe.shared_intermediate > 0 ? m.moe.shared_intermediate : m.moe.expert_intermediate);
+    double shared = shared_experts_intermediate(m);
     moe_mlp = (double(m.moe.expert_intermediate) * m.moe.top_k + shared) / h * glu;
   }
   const double moe_layers = layer_count(m, LayerType::Moe);

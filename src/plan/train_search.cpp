@@ -20,8 +20,7 @@ using detail::pinned_out;
 std::string divisibility_problem(const ModelSpec& m, const TrainStrategy& s,
                                  const TrainRequest& q) {
   if (m.heads % s.tp) return "heads not divisible by tp";
-  if (m.attention == AttentionKind::Mha && m.kv_heads % s.tp && s.tp % m.kv_heads)
-    return "kv heads and tp do not divide";
+  if (!kv_heads_shardable(m, s.tp)) return "kv heads and tp do not divide";
   if (m.intermediate % s.tp) return "intermediate size not divisible by tp";
   if (s.pp * s.vp > m.layers) return "fewer layers than pipeline chunks";
   if (q.global_batch % (s.dp * s.micro_batch)) return "global batch not divisible by dp × b";

@@ -52,7 +52,7 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
       kv_width = double(m.heads) / s.tp *
                  (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim);
     else
-      kv_width = 2 * std::ceil(double(m.kv_heads) / s.tp) * m.head_dim;
+      kv_width = 2 * kv_heads_per_rank(m, Shard{.tp = s.tp}) * m.head_dim;
     double chunk = T * kv_width * 2;
     double ag = c.cost(CollOp::AllGather, s.tp, s.cp, chunk * s.cp);
     cp_fwd = ag;

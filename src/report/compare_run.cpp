@@ -143,12 +143,11 @@ std::optional<double> column_value(const DesignResult& d, const std::string& col
 
 Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>& designs,
                            const PlanRequest& request, const std::vector<double>& prices) {
-  if (designs.size() < 2) throw InputError("--topology", "", "compare needs at least 2 designs");
+  if (designs.size() < 2) throw FieldError("designs", "compare needs at least 2 designs");
   if (prices.size() > 1 && prices.size() != designs.size())
-    throw InputError("--gpu-hour-price", "",
-                     "give one price for all designs or one per design (" +
-                         std::to_string(designs.size()) + "), not " +
-                         std::to_string(prices.size()));
+    throw FieldError("gpu_hour_price", "give one price for all designs or one per design (" +
+                                           std::to_string(designs.size()) + "), not " +
+                                           std::to_string(prices.size()));
   Comparison c;
   c.model = model.name;
   c.request = request;

@@ -9,7 +9,10 @@ namespace topoplan::report {
 
 namespace {
 
-const char* const kFlag = "--topology";
+// A design spec is the request field "designs" (the CLI's --topology); `text` is the spec.
+[[noreturn]] void bad_spec(const std::string& text, const std::string& detail) {
+  throw FieldError("designs", text + ": " + detail);
+}
 
 double number_of(const std::string& key, const std::string& value, const std::string& text) {
   std::size_t used = 0;
@@ -20,14 +23,14 @@ double number_of(const std::string& key, const std::string& value, const std::st
     used = 0;
   }
   if (used != value.size() || value.empty())
-    throw InputError(kFlag, text, key + "=" + value + ": expected a number");
+    bad_spec(text, key + "=" + value + ": expected a number");
   return v;
 }
 
 int count_of(const std::string& key, const std::string& value, const std::string& text) {
   const double v = number_of(key, value, text);
   if (v < 1 || v != static_cast<int>(v))
-    throw InputError(kFlag, text, key + "=" + value + ": expected a whole number >= 1");
+    bad_spec(text, key + "=" + value + ": expected a whole number >= 1");
   return static_cast<int>(v);
 }
 
@@ -52,18 +55,18 @@ DesignSpec parse_design(const std::string& text) {
     const std::string part = text.substr(start, end - start);
     start = end + 1;
     if (first) {
-      if (part.empty()) throw InputError(kFlag, text, "no topology name before ':'");
+      if (part.empty()) bad_spec(text, "no topology name before ':'");
       d.topology = part;
       first = false;
       continue;
     }
     const auto eq = part.find('=');
-    if (eq == std::string::npos) throw InputError(kFlag, text, "'" + part + "' is not key=value");
+    if (eq == std::string::npos) bad_spec(text, "'" + part + "' is not key=value");
     const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
     if (key == "nodes")
       d.cluster.nodes = count_of(key, value, text);
     else if (key == "fabric")
-      d.cluster.fabric = value;
+      d.cluster.fabric = parse_fabric_kind(value);
     else if (key == "fabric-link")
       d.cluster.link = value;
     else if (key == "tiers")
@@ -72,8 +75,7 @@ DesignSpec parse_design(const std::string& text) {
       d.cluster.oversubscription = number_of(key, value, text);
     else if (key == "price") {
       d.usd_per_gpu_hour = number_of(key, value, text);
-      if (*d.usd_per_gpu_hour < 0)
-        throw InputError(kFlag, text, "price must be >= 0 USD per GPU-hour");
+      if (*d.usd_per_gpu_hour < 0) bad_spec(text, "price must be >= 0 USD per GPU-hour");
     } else if (key == "name")
       d.name = value;
     else

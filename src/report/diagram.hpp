@@ -14,9 +14,10 @@
 namespace topoplan::report {
 
 enum class DiagramFormat { Dot, Svg, Png, Pdf };
-// "dot", "svg", "png", "pdf"; throws InputError naming `flag` on anything else.
-DiagramFormat parse_diagram_format(const std::string& text, const std::string& flag);
-// The format of `-o FILE` when --format is not given: its extension (InputError if none known).
+// "dot", "svg", "png", "pdf"; throws FieldError("format") on anything else.
+DiagramFormat parse_diagram_format(const std::string& text);
+// The format of an output file when no format is given: its extension (FieldError("output_path")
+// if none known).
 DiagramFormat diagram_format_of_path(const std::string& path);
 
 // What a plan adds to the drawing (diagram_overlay.cpp builds it from a plan).

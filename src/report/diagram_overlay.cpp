@@ -183,7 +183,7 @@ ColorBy parse_color_by(const std::string& text) {
   if (text == "pp") return ColorBy::Pp;
   if (text == "ep") return ColorBy::Ep;
   if (text == "dp") return ColorBy::Dp;
-  throw InputError("--color-by", "", "expected tp, pp, ep or dp, got '" + text + "'");
+  throw FieldError("color_by", "expected tp, pp, ep or dp, got '" + text + "'");
 }
 
 Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,

@@ -1,6 +1,7 @@
 // Diagram style: colours per link kind and device type, pen width per bandwidth, output formats.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "report/diagram.hpp"
 #include "topoplan/error.hpp"
@@ -65,22 +66,32 @@ double pen_width(double bw_GBps) {
   return std::clamp(std::sqrt(std::max(bw_GBps, 0.0) / 12.5), 1.0, 9.0);
 }
 
-DiagramFormat parse_diagram_format(const std::string& text, const std::string& flag) {
+namespace {
+std::optional<DiagramFormat> format_named(const std::string& text) {
   if (text == "dot" || text == "gv") return DiagramFormat::Dot;
   if (text == "svg") return DiagramFormat::Svg;
   if (text == "png") return DiagramFormat::Png;
   if (text == "pdf") return DiagramFormat::Pdf;
-  throw InputError(flag, "", "unknown diagram format '" + text + "' (dot, svg, png, pdf)");
+  return std::nullopt;
+}
+const char* const kFormats = " (dot, svg, png, pdf)";
+}  // namespace
+
+DiagramFormat parse_diagram_format(const std::string& text) {
+  if (auto f = format_named(text)) return *f;
+  throw FieldError("format", "unknown diagram format '" + text + "'" + kFormats);
 }
 
 DiagramFormat diagram_format_of_path(const std::string& path) {
   const auto dot = path.rfind('.');
   if (dot == std::string::npos)
-    throw InputError("-o", "", "'" + path + "' has no extension; pass --format dot|svg|png|pdf");
+    throw FieldError("output_path",
+                     "'" + path + "' has no extension; pass {format} dot|svg|png|pdf");
   std::string ext = path.substr(dot + 1);
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return parse_diagram_format(ext, "-o " + path);
+  if (auto f = format_named(ext)) return *f;
+  throw FieldError("output_path", path + ": unknown diagram format '" + ext + "'" + kFormats);
 }
 
 }  // namespace topoplan::report

@@ -6,6 +6,7 @@
 
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/units.hpp"
 
 namespace topoplan::report {
@@ -96,6 +97,24 @@ std::map<std::string, double> bytes_by_format(const ModelSpec& m, const ParamBre
   return out;
 }
 
+// One row of the per-layer cost: a layer type (or the head) with its kernels, computed once
+// and rendered by both the JSON and the table.
+struct LayerRow {
+  std::string type;
+  int count = 0;
+  std::vector<KernelCost> decode, prefill;
+};
+
+std::vector<LayerRow> layer_rows(const ModelSpec& m, const ModelShowOptions& o) {
+  std::vector<LayerRow> rows;
+  for (auto [t, n] : layer_groups(m))
+    rows.push_back({std::string(to_string(t)), n, layer_kernels(m, t, o.decode, o.shard),
+                    layer_kernels(m, t, o.prefill, o.shard)});
+  rows.push_back(
+      {"head", 1, head_kernels(m, o.decode, o.shard), head_kernels(m, o.prefill, o.shard)});
+  return rows;
+}
+
 ordered_json show_json(const ModelSpec& m, const ModelShowOptions& o) {
   ParamCount c = count_params(m);
   ordered_json j{{"name", m.name}, {"description", m.description}, {"sources", m.sources}};
@@ -127,21 +146,12 @@ ordered_json show_json(const ModelSpec& m, const ModelShowOptions& o) {
                   {"weight_bytes", json_number(weight_bytes_per_gpu(m, layout))},
                   {"kv_bytes_per_token", json_number(kv_bytes_per_token(m, o.shard))}};
   ordered_json layers = ordered_json::array();
-  for (auto [t, n] : layer_groups(m)) {
-    auto d = layer_kernels(m, t, o.decode, o.shard);
-    auto p = layer_kernels(m, t, o.prefill, o.shard);
-    layers.push_back({{"type", to_string(t)},
-                      {"count", n},
-                      {"decode", cost_json(total_cost(d))},
-                      {"prefill", cost_json(total_cost(p))},
-                      {"decode_kernels", kernels_json(d)}});
-  }
-  auto hd = head_kernels(m, o.decode, o.shard), hp = head_kernels(m, o.prefill, o.shard);
-  layers.push_back({{"type", "head"},
-                    {"count", 1},
-                    {"decode", cost_json(total_cost(hd))},
-                    {"prefill", cost_json(total_cost(hp))},
-                    {"decode_kernels", kernels_json(hd)}});
+  for (const LayerRow& r : layer_rows(m, o))
+    layers.push_back({{"type", r.type},
+                      {"count", r.count},
+                      {"decode", cost_json(total_cost(r.decode))},
+                      {"prefill", cost_json(total_cost(r.prefill))},
+                      {"decode_kernels", kernels_json(r.decode)}});
   j["per_layer"] = {
       {"shard", {{"tp", o.shard.tp}, {"ep", o.shard.ep}, {"attention_dp", o.shard.attention_dp}}},
       {"decode", workload_json(o.decode)},
@@ -180,12 +190,8 @@ void print_costs(std::ostream& os, const ModelSpec& m, const ModelShowOptions& o
                fmt("%.2f", d.kv_bytes / 1e6), fmt("%.1f", p.flops / toks / 1e6),
                fmt("%.1f", p.bytes / toks / 1e3)});
   };
-  for (auto [type, n] : layer_groups(m)) {
-    row(std::string(to_string(type)), n, total_cost(layer_kernels(m, type, o.decode, o.shard)),
-        total_cost(layer_kernels(m, type, o.prefill, o.shard)));
-  }
-  row("head", 1, total_cost(head_kernels(m, o.decode, o.shard)),
-      total_cost(head_kernels(m, o.prefill, o.shard)));
+  for (const LayerRow& r : layer_rows(m, o))
+    row(r.type, r.count, total_cost(r.decode), total_cost(r.prefill));
   t.print(os, "  ");
 }
 
@@ -261,6 +267,13 @@ void print_model_show(std::ostream& os, const ModelSpec& m, const ModelShowOptio
   print_costs(os, m, o);
   for (const auto& s : m.sources)
     os << (&s == &m.sources.front() ? "\nSources:\n" : "") << "  " << s << "\n";
+}
+
+void ModelShowOptions::validate(const ModelSpec& m) const {
+  require_batch(decode.batch);
+  require_tokens(prefill.new_tokens, "prompt");
+  require_context(decode.context);
+  if (auto problem = shard_problem(m, shard)) throw FieldError("tp/ep", *problem);
 }
 
 }  // namespace topoplan::report

@@ -341,7 +341,10 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   os << "\nBest: " << to_string(best.strategy) << " at batch " << batch_text(best.batch) << "\n";
   if (o.gpus < o.topology_gpus && o.placement) print_gpus_used(os, o);
   print_memory(os, best.memory);
-  if (best.max_batch < 8 && o.request.mode == PlanMode::Serve)
+  // KV-starved: fewer sequences fit than the plan has GPUs (less than one per GPU), so every
+  // decode step reads each GPU's weights for a fraction of a sequence: the cache, not the
+  // hardware, bounds the throughput.
+  if (best.max_batch < best.strategy.gpus() && o.request.mode == PlanMode::Serve)
     os << "Note: only " << batch_text(best.max_batch)
        << (best.max_batch == 1 ? " sequence" : " sequences") << " of "
        << fmt("%.0f", o.request.max_sequence()) << " tokens fit the KV cache. The reserve ("

@@ -59,7 +59,7 @@ bad_input(cluster_count_1e9 "cluster_count_1e9.json: /cluster/count: 1000000000 
 bad_input(cluster_count_1e7 "cluster_count_1e7.json: /cluster/count: 10000000 servers" ${T} cluster_count_1e7.json)
 bad_input(cluster_count_zero "cluster_count_zero.json: /cluster/count: must be >= 1, got 0" ${T} cluster_count_zero.json)
 bad_input(cluster_unknown_server "cluster_unknown_server.json: /cluster/server: unknown topology 'hgx-h1000-8'" ${T} cluster_unknown_server.json)
-bad_input(cluster_unknown_kind "/cluster/fabric/kind: unknown fabric kind 'torus'" ${T} cluster_unknown_kind.json)
+bad_input(cluster_unknown_kind "cluster_unknown_kind.json: /cluster/fabric/kind: unknown fabric 'torus'" ${T} cluster_unknown_kind.json)
 bad_input(cluster_oversubscription_half "/cluster/fabric/oversubscription: must be >= 1.0, got 0.5" ${T} cluster_oversubscription_half.json)
 bad_input(cluster_link_not_network "cluster_link_not_network.json: /cluster/fabric/link: 'nvlink4' is not a network link type" ${T} cluster_link_not_network.json)
 bad_input(cluster_self "cluster_self.json: /cluster/server: cluster_self.json: /cluster/server: cluster files form a cycle: cluster_self.json -> cluster_self.json\n" ${T} cluster_self.json)

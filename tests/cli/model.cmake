@@ -26,3 +26,12 @@ topoplan_cli_test(model_show_precision_int4 ARGS model show llama-3-8b --precisi
                   EXPECT_STDOUT "weights int4\\+fp16 scales")
 topoplan_cli_test(model_list_context ARGS model list
                   EXPECT_STDOUT "context.*llama-3.1-8b +dense GQA +8.03 B +7.50 B +32 +4096 +128K")
+# model show shares the batch, prompt and context rules with plan and roofline (issue 11).
+topoplan_cli_test(model_show_batch_inf ARGS model show llama-3-8b --batch inf EXIT 2
+                  EXPECT_STDERR "--batch: must be a finite number")
+topoplan_cli_test(model_show_batch_half ARGS model show llama-3-8b --batch 0.5 EXIT 2
+                  EXPECT_STDERR "--batch: must be at least 1 sequence")
+topoplan_cli_test(model_show_context_nan ARGS model show llama-3-8b --context nan EXIT 2
+                  EXPECT_STDERR "--context: must be a finite number")
+topoplan_cli_test(model_show_prompt_1e19 ARGS model show llama-3-8b --prompt 1e19 EXIT 2
+                  EXPECT_STDERR "--prompt: must be at most 2\\^53 tokens")

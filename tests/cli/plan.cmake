@@ -72,3 +72,27 @@ topoplan_cli_test(plan_llama_3_8b_h100_json_2_threads
 topoplan_cli_test(plan_search_footer ARGS plan --threads 2
                   EXPECT_STDOUT "Search: 36 strategies evaluated in [0-9.]+ s on 2 threads")
 topoplan_cli_test(plan_bad_threads ARGS plan --threads 0 EXIT 2 EXPECT_STDERR "--threads")
+# Every number of a request is checked where it enters (issue 11): inf, NaN and counts past 2^53
+# are refused by the field that carries them, exit 2 (--batch 1e19 was printed as INT64_MIN).
+topoplan_cli_test(plan_batch_inf ARGS plan --batch inf EXIT 2
+                  EXPECT_STDERR "--batch: must be a finite number")
+topoplan_cli_test(plan_batch_1e19 ARGS plan --batch 1e19 EXIT 2
+                  EXPECT_STDERR "--batch: must be at most 2\\^53 sequences")
+topoplan_cli_test(plan_context_inf ARGS plan --context inf EXIT 2
+                  EXPECT_STDERR "--context: must be a finite number")
+topoplan_cli_test(plan_context_too_long ARGS plan --model llama-3-8b --context 9000 EXIT 2
+                  EXPECT_STDERR "--context: context \\(9000 tokens\\) exceeds the model's context of 8192")
+topoplan_cli_test(plan_mtp_draft_int_max ARGS plan --mtp-accept 2 --mtp-draft 2147483647 EXIT 2
+                  EXPECT_STDERR "--mtp-draft: must be at most --output tokens")
+topoplan_cli_test(plan_prefill_chunk_inf ARGS plan --prefill-chunk inf EXIT 2
+                  EXPECT_STDERR "--prefill-chunk: must be a finite number")
+topoplan_cli_test(plan_prompt_nan ARGS plan --prompt nan EXIT 2
+                  EXPECT_STDERR "--prompt: must be a finite number")
+topoplan_cli_test(plan_output_inf ARGS plan --output inf EXIT 2
+                  EXPECT_STDERR "--output: must be a finite number")
+topoplan_cli_test(plan_tpot_max_inf ARGS plan --tpot-max inf EXIT 2
+                  EXPECT_STDERR "--tpot-max: must be a finite number of ms")
+topoplan_cli_test(plan_ttft_max_nan ARGS plan --ttft-max nan EXIT 2
+                  EXPECT_STDERR "--ttft-max: must be a finite number of ms")
+topoplan_cli_test(plan_mtp_accept_nan ARGS plan --mtp-accept nan EXIT 2
+                  EXPECT_STDERR "--mtp-accept: must be a finite number")

@@ -24,3 +24,10 @@ topoplan_cli_test(plan_train_bad_zero
 topoplan_cli_test(plan_train_bad_ep
                   ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --ep 2
                   EXIT 2 EXPECT_STDERR "--ep")
+# Training numbers are checked where they enter too (issue 11): inf/NaN refused by field, exit 2.
+topoplan_cli_test(plan_train_seq_inf
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq inf
+                  EXIT 2 EXPECT_STDERR "--seq: must be a finite number")
+topoplan_cli_test(plan_train_tokens_nan
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --train-tokens nan
+                  EXIT 2 EXPECT_STDERR "--train-tokens: must be a finite number >= 0")

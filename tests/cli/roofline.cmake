@@ -29,3 +29,7 @@ topoplan_cli_test(roofline_bad_batch ARGS model roofline llama-3-8b --gpu H20 --
                   EXPECT_STDERR "--batch")
 topoplan_cli_test(roofline_fp4_on_h100 ARGS model roofline llama-3-8b --gpu H100-SXM --precision fp4
                   EXPECT_STDOUT "note: fp4 weights: H100-SXM has no fp4 tensor cores")
+topoplan_cli_test(roofline_batch_inf ARGS model roofline llama-3-8b --gpu H20 --batch inf EXIT 2
+                  EXPECT_STDERR "--batch: must be a finite number")
+topoplan_cli_test(roofline_context_inf ARGS model roofline llama-3-8b --gpu H20 --context inf
+                  EXIT 2 EXPECT_STDERR "--context: must be a finite number")

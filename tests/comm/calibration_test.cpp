@@ -56,7 +56,7 @@ TEST_CASE("8×H100 ring all-reduce ≈ 370 busbw, any GPU count (nccl-tests#212,
   CHECK(busbw(t, CollOp::ReduceScatter, t.gpus(), 4 * kGiB) == doctest::Approx(370).epsilon(kTol));
 }
 
-TEST_CASE("8×H100 NVLS all-reduce ≈ 480 busbw / 275 algbw; 370/…/420/440/460/480 for 2..8 GPUs") {
+TEST_CASE("8×H100 NVLS all-reduce ≈ 480 busbw / 275 algbw, 370/…/420/440/460/480 for 2..8 GPUs") {
   const Topology t = load_topology("hgx-h100-8");
   Router r(t);
   CollectiveModel m(r);
@@ -114,7 +114,7 @@ TEST_CASE("3 servers × 8 A100-40GB with 4× HDR: all-reduce 128 MB ≈ 96 busbw
   CHECK(busbw(t, CollOp::AllReduce, t.gpus(), 128e6) == doctest::Approx(96).epsilon(kTol));
 }
 
-TEST_CASE("latency floor: 8×H100 Ring/LL ≈ 15 µs; LL→NVLS switch between 1 and 2 MB") {
+TEST_CASE("latency floor: 8×H100 Ring/LL ≈ 15 µs, LL→NVLS switch between 1 and 2 MB") {
   const Topology t = load_topology("hgx-h100-8");
   Router r(t);
   CollectiveModel m(r);
@@ -149,7 +149,7 @@ TEST_CASE("2 servers × 1 A100, HDR: 8 B all-reduce ≈ 19.8 µs (nccl-tests#150
   CHECK(c.time_us == doctest::Approx(22.0).epsilon(1e-3));  // + 8 B of transfer
 }
 
-TEST_CASE("2×8 DGX A100, NCCL_ALGO=Ring, 8 B all-reduce: 93 µs (nccl#812); AMD net overhead") {
+TEST_CASE("2×8 DGX A100, NCCL_ALGO=Ring, 8 B all-reduce: 93 µs (nccl#812), AMD net overhead") {
   // NVIDIA/nccl#812 (NCCL 2.16.5, 2 DGX A100 over RDMA, forced Ring): 93.12 µs out-of-place,
   // 92.93 in-place at 8 B. A multi-node ring LL step inside a server costs at least NCCL's
   // netOverhead, 2 µs on AMD x86 (DGX A100: EPYC Rome) against 1 µs on Intel (tuning.cc):

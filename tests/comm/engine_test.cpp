@@ -166,7 +166,7 @@ TEST_CASE("PCIe-only server: the ring crosses the CPU link, which bounds it") {
 }
 
 TEST_CASE(
-    "send/recv and all-to-all use direct transfers; ragged all-to-all is bound by the hot rank") {
+    "send/recv and all-to-all use direct transfers, ragged all-to-all is bound by the hot rank") {
   const Topology t = load_topology("hgx-h100-8");
   Router r(t);
   CollectiveModel m(r);
@@ -221,7 +221,7 @@ TEST_CASE("eight concurrent DP rings share an oversubscribed fat-tree's leaf upl
   // (pigeonhole) and every ring slows down.
   ClusterOptions o;
   o.nodes = 32;
-  o.fabric = "fat-tree";
+  o.fabric = FabricKind::FatTree;
   o.oversubscription = 8.0;
   const Topology t = load_topology("hgx-h100-8", o);
   Router r(t);

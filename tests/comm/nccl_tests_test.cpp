@@ -53,7 +53,7 @@ TEST_CASE("text log: header, rank lines, out-of-place and in-place rows") {
   CHECK(log.rows[0].time_us == doctest::Approx(3914.7));
 }
 
-TEST_CASE("op from the file name or --op; the rank count from nThread x nGpus") {
+TEST_CASE("op from the file name or --op, the rank count from nThread x nGpus") {
   const NcclTestsLog a = parse_nccl_tests_log(kRanks + kRow, "/runs/all_reduce_perf.txt");
   CHECK(a.op == CollOp::AllReduce);
   CHECK(a.ranks == 8);
@@ -92,7 +92,12 @@ TEST_CASE("-J JSON output: results with out_of_place / in_place objects") {
   REQUIRE(log.rows.size() == 1);                            // in_place null: not run
   CHECK(log.rows[0].busbw_GBps == doctest::Approx(78.64));  // 104.86 x 3/4
   CHECK(error_of(R"({"args": ["all_gather_perf"], "results": [{"count": 1}]})", "x.json")
-            .find("x.json: /results/0/size: expected a number") == 0);
+            .find("x.json: /results/0/size: missing field") == 0);
+  CHECK(error_of(R"({"results": [{"size": "4M"}]})", "x.json")
+            .find("x.json: /results/0/size: expected a number, got \"4M\"") == 0);
+  // A non-string host was an uncaught nlohmann type error (exit 1); now a located input error.
+  CHECK(error_of(R"({"config": {"devices": [{"hostname": 3}]}, "results": []})", "x.json")
+            .find("x.json: /config/devices/0/hostname: expected a string, got 3") == 0);
 }
 
 TEST_CASE("published points: the model reproduces them within 5%") {

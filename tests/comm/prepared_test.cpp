@@ -32,7 +32,7 @@ TEST_CASE("prepared concurrent sets: slowest() is the slowest of cost_concurrent
   for (const char* fabric : {"rail-optimized", "fat-tree"}) {
     ClusterOptions o;
     o.nodes = 12;
-    o.fabric = fabric;
+    o.fabric = parse_fabric_kind(fabric);
     const Topology t = load_topology("hgx-h100-8", o);
     Router r(t);
     CollectiveModel m(r);

@@ -7,7 +7,7 @@
 using namespace topoplan;
 using namespace topoplan::test;
 
-TEST_CASE("NVLS needs an NVSwitch and sm90+; NVLSTree is off on one node; --no-nvls") {
+TEST_CASE("NVLS needs an NVSwitch and sm90+, NVLSTree is off on one node, --no-nvls") {
   const Topology h = load_topology("hgx-h100-8");
   Router rh(h);
   CollectiveModel mh(rh);
@@ -41,7 +41,7 @@ TEST_CASE("multi-node: NVLSTree on Hopper, NVLS only with SHARP, CollNet only wi
 }
 
 TEST_CASE(
-    "protocol choice follows size: LL small, Simple large; LL128 only where NCCL enables it") {
+    "protocol choice follows size: LL small, Simple large, LL128 only where NCCL enables it") {
   const Topology t = load_topology("hgx-h100-8");
   Router r(t);
   CollectiveModel m(r);
@@ -59,7 +59,7 @@ TEST_CASE(
   CHECK(ll.busbw_GBps == doctest::Approx(141).epsilon(0.01));
 }
 
-TEST_CASE("broadcast and reduce use a pipelined chain; forced mismatches are input errors") {
+TEST_CASE("broadcast and reduce use a pipelined chain, forced mismatches are input errors") {
   const Topology t = load_topology("hgx-h100-8");
   Router r(t);
   CollectiveModel m(r);

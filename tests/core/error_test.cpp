@@ -32,3 +32,13 @@ TEST_CASE("line_column_location counts lines and columns from 1") {
   CHECK(line_column_location("ab\ncd", 3) == "line 2, column 1");
   CHECK(line_column_location("ab\ncd", 4) == "line 2, column 2");
 }
+
+TEST_CASE("FieldError names a request field, references render through the caller's table") {
+  FieldError e("mtp_draft", "must be at most {output} tokens, got '{1}'");
+  CHECK(e.field() == "mtp_draft");
+  CHECK(e.exit_code() == 2);
+  // The library's own rendering names fields; braces around non-field text stay as written.
+  CHECK(std::string(e.what()) == "mtp_draft: must be at most output tokens, got '{1}'");
+  auto flag = [](const std::string& f) { return "--" + f; };
+  CHECK(e.detail_with(flag) == "must be at most --output tokens, got '{1}'");
+}

@@ -23,7 +23,7 @@ std::string nested(int depth) {
 }
 }  // namespace
 
-TEST_CASE("read_text_file: regular files only; devices and directories are refused") {
+TEST_CASE("read_text_file: regular files only, devices and directories are refused") {
   CHECK(error_of([] { read_text_file("/dev/zero"); }).find("/dev/zero: not a regular file") == 0);
   CHECK(error_of([] { read_text_file("/dev/urandom"); }).find("not a regular file") !=
         std::string::npos);

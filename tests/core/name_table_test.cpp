@@ -22,7 +22,7 @@ bool exact(std::string_view a, std::string_view b) {
 }
 }  // namespace
 
-TEST_CASE("name_table: name_of and value_of are inverse; a missing value gets the fallback") {
+TEST_CASE("name_table: name_of and value_of are inverse, a missing value gets the fallback") {
   using topoplan::name_of, topoplan::value_of;
   for (const auto& [v, name] : kNames) {
     CHECK(name_of(kNames, v) == name);

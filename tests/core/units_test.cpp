@@ -28,12 +28,6 @@ TEST_CASE("parse_bandwidth_GBps: bytes vs bits") {
   CHECK_THROWS_AS(parse_bandwidth_GBps("24 furlongs"), InputError);
 }
 
-TEST_CASE("parse_time_us") {
-  CHECK(parse_time_us("5us") == 5.0);
-  CHECK(parse_time_us("1.2ms") == doctest::Approx(1200.0));
-  CHECK(parse_time_us("300ns") == doctest::Approx(0.3));
-}
-
 TEST_CASE("transfer_us and achieved_GBps are inverse") {
   CHECK(transfer_us(1e9, 100.0) == doctest::Approx(1e4));  // 1 GB at 100 GB/s = 10 ms
   CHECK(achieved_GBps(1e9, transfer_us(1e9, 123.0)) == doctest::Approx(123.0));

@@ -50,7 +50,7 @@ TEST_CASE("built-in GPUs carry the reference figures") {
 }
 
 TEST_CASE(
-    "catalog identities: NVLink total = links x per-link bandwidth; every entry has a source") {
+    "catalog identities: NVLink total = links x per-link bandwidth, every entry has a source") {
   const Catalog& c = Catalog::builtin();
   for (const GpuSpec& g : c.gpus()) {
     CAPTURE(g.name);
@@ -79,7 +79,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("link units: PCIe per lane, Gen5 x16 = 64 GB/s; NDR400 = 400 Gb/s / 8 = 50 GB/s") {
+TEST_CASE("link units: PCIe per lane, Gen5 x16 = 64 GB/s, NDR400 = 400 Gb/s / 8 = 50 GB/s") {
   const Catalog& c = Catalog::builtin();
   CHECK(c.link("pcie5").GBps * 16 == doctest::Approx(64));
   CHECK(c.link("pcie4").GBps * 16 == doctest::Approx(32));

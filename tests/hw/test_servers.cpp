@@ -36,7 +36,7 @@ int neighbour(const Topology& t, int device, DeviceType type) {
 
 }  // namespace
 
-TEST_CASE("every built-in topology validates; servers are one node, clusters have a fabric") {
+TEST_CASE("every built-in topology validates, servers are one node, clusters have a fabric") {
   const auto names = builtin_topology_names();
   CHECK(names.size() >= 11);
   CHECK(std::is_sorted(names.begin(), names.end()));
@@ -83,7 +83,7 @@ TEST_CASE("GPU counts, memory and NVLink bandwidth per server") {
   }
 }
 
-TEST_CASE("hgx-h20-8 wiring: GPU i and NIC i share a PCIe switch; 2 switches per CPU; UPI") {
+TEST_CASE("hgx-h20-8 wiring: GPU i and NIC i share a PCIe switch, 2 switches per CPU, UPI") {
   Topology t = load_topology("hgx-h20-8");
   CHECK(t.device_count() == 8 + 1 + 4 + 8 + 2);
   for (int i = 0; i < 8; ++i) {
@@ -123,7 +123,7 @@ TEST_CASE("gb200-nvl72: every GPU has NVLink-C2C to a Grace shared with one othe
   CHECK(t.nics_of_node(0).size() == 72);
 }
 
-TEST_CASE("load_topology: unknown names suggest built-ins; a file path wins") {
+TEST_CASE("load_topology: unknown names suggest built-ins, a file path wins") {
   CHECK_THROWS_WITH_AS(load_topology("hgx-h20"), doctest::Contains("did you mean 'hgx-h20-8'"),
                        UnknownNameError);
   CHECK_THROWS_AS(load_topology("/nonexistent/dir/x.json"), InputError);
@@ -154,7 +154,7 @@ TEST_CASE("load_topology: unknown names suggest built-ins; a file path wins") {
   std::filesystem::remove_all(dir);
 }
 
-TEST_CASE("a node count on a server generates a cluster; on a cluster it is an error") {
+TEST_CASE("a node count on a server generates a cluster, on a cluster it is an error") {
   ClusterOptions opts;
   opts.nodes = 2;
   Topology c = load_topology("hgx-h20-8", opts);

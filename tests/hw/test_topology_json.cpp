@@ -42,7 +42,7 @@ TEST_CASE("ranges expand: a-b, lists, prefix and suffix") {
   CHECK_THROWS_WITH(expand_range("gpu[]", "f", "/p"), doctest::Contains("not an index"));
 }
 
-TEST_CASE("one-to-one, fan-in and fan-out links; bandwidth = count x unit GBps") {
+TEST_CASE("one-to-one, fan-in and fan-out links, bandwidth = count x unit GBps") {
   Topology t = parse_topology_json(
       with(kDevs, R"({"from": "gpu[0-3]", "to": "nvs", "type": "nvlink4", "count": 18},
                      {"from": "gpu[0-1]", "to": "psw[0-1]", "type": "pcie5", "count": 16},
@@ -150,7 +150,7 @@ TEST_CASE("cluster files: the fabric is checked before the cluster is generated"
   const std::string base =
       R"({"name": "c", "cluster": {"server": "hgx-h20-8", "count": 4, "fabric": )";
   CHECK(error_of(base + R"({"kind": "rail"}}})")
-            .find("t.json: /cluster/fabric/kind: unknown fabric kind 'rail'") == 0);
+            .find("t.json: /cluster/fabric/kind: unknown fabric 'rail'") == 0);
   CHECK(error_of(base + R"({"link": "ib-ndr"}}})")
             .find("t.json: /cluster/fabric/link: unknown link type") == 0);
   CHECK(
@@ -174,7 +174,7 @@ TEST_CASE("the example in docs/topology-format.md parses and validates") {
   CHECK(t.validate().empty());
 }
 
-TEST_CASE("every bad entry is reported at once; links to a failed device are not reported twice") {
+TEST_CASE("every bad entry is reported at once, links to a failed device are not reported twice") {
   const std::string e = error_of(with(
       R"({"id": "gpu[0-1]", "type": "gpu", "model": "H20"}, {"id": "x", "type": "gpu", "model": "H2O"},
          {"id": "nvs", "type": "nvswitch"})",
@@ -326,7 +326,7 @@ TEST_CASE("ranges and totals are capped before anything is allocated") {
         "(docs/limits.md)");
 }
 
-TEST_CASE("link latency, bandwidth and count have upper bounds; a huge node does not wrap") {
+TEST_CASE("link latency, bandwidth and count have upper bounds, a huge node does not wrap") {
   const std::string l = R"({"from": "gpu[0-3]", "to": "nvs", "type": "nvlink4", )";
   CHECK(error_of(with(kDevs, l + R"("latency_us": 1e308})"))
             .find("t.json: /links/0/latency_us: must be <= 1000000") == 0);

@@ -109,7 +109,7 @@ TEST_CASE("GB200 tray: NVLink to invisible switches, C2C to Grace, no CPU link")
   CHECK(t.validate().empty());
 }
 
-TEST_CASE("missing attributes: version, CPU vendor, link speeds, GPU dev; the notes say so") {
+TEST_CASE("missing attributes: version, CPU vendor, link speeds, GPU dev, the notes say so") {
   const std::string xml = R"(<system>
   <cpu numaid="0">
     <pci busid="0000:01:00.0" class="0x060400">

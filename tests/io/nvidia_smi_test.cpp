@@ -62,7 +62,7 @@ TEST_CASE("HGX H100 matrix imports to the same graph as the built-in hgx-h100-8"
   CHECK(imp.topology.description.find("NIC7 = mlx5_7") != std::string::npos);
 }
 
-TEST_CASE("PCIe-only box: PIX leaf switches under a PXB switch per CPU; the model from -L lines") {
+TEST_CASE("PCIe-only box: PIX leaf switches under a PXB switch per CPU, the model from -L lines") {
   const ImportedTopology imp = import_sample("pcie-l40s-8.txt");
   const Topology& t = imp.topology;
   CHECK(t.gpu_spec(t.gpus()[0]).name == "L40S");  // "GPU 0: NVIDIA L40S (UUID: ...)"

@@ -60,7 +60,7 @@ TEST_CASE("prefill attention is causal: S x L + S(S+1)/2 keys") {
   CHECK(attn.kv_bytes == 160);
 }
 
-TEST_CASE("tensor parallelism splits heads and columns; fewer KV heads than tp replicate") {
+TEST_CASE("tensor parallelism splits heads and columns, fewer KV heads than tp replicate") {
   ModelSpec m = test::tiny_dense();
   Workload w{.phase = Phase::Decode, .batch = 2, .new_tokens = 1, .context = 10};
   auto ks = layer_kernels(m, LayerType::Dense, w, Shard{.tp = 2});

@@ -89,7 +89,7 @@ TEST_CASE("gpt-oss: sliding-window layers, sinks, biases, MXFP4 experts") {
     if (k.kind == KernelKind::Attention) CHECK(k.kv_bytes == doctest::Approx(4161.0 * 2048));
 }
 
-TEST_CASE("HF dispatch by architectures when model_type is missing; errors name the pointer") {
+TEST_CASE("HF dispatch by architectures when model_type is missing, errors name the pointer") {
   ModelSpec m = parse_model_json(R"({"architectures": ["Qwen3ForCausalLM"], "hidden_size": 64,
     "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
     "num_key_value_heads": 2, "vocab_size": 100, "max_position_embeddings": 64})",

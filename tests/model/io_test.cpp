@@ -96,7 +96,7 @@ TEST_CASE("Hugging Face config.json: llama and deepseek_v3 map to the built-ins"
   CHECK(kv_bytes_per_token(d) == 70272);
 }
 
-TEST_CASE("Hugging Face config: qwen3_moe and mixtral keys; unsupported model_type") {
+TEST_CASE("Hugging Face config: qwen3_moe and mixtral keys, unsupported model_type") {
   const char* qwen = R"({"model_type": "qwen3_moe", "hidden_size": 4096, "intermediate_size": 12288,
     "moe_intermediate_size": 1536, "num_hidden_layers": 94, "num_attention_heads": 64,
     "num_key_value_heads": 4, "head_dim": 128, "num_experts": 128, "num_experts_per_tok": 8,

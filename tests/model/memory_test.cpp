@@ -67,43 +67,6 @@ TEST_CASE("DeepSeek-R1 FP8 weights on 8 GPUs (tp=8, ep=8)") {
   CHECK(weight_bytes_per_gpu(m, mtp) > per_gpu);
 }
 
-TEST_CASE("training memory: Adam 16 B/param and ZeRO stages, by hand") {
-  ModelSpec m = test::tiny_dense();  // 1256 parameters
-  TrainingConfig c{.layout = {}, .dp = 4, .zero_stage = 0, .micro_batch = 1, .seq_len = 4};
-  TrainingMemory z0 = training_memory(m, c);
-  CHECK(z0.weights_bytes + z0.grads_bytes + z0.optimizer_bytes == 16 * 1256);
-  c.zero_stage = 1;  // optimizer 12/4
-  TrainingMemory z1 = training_memory(m, c);
-  CHECK(z1.weights_bytes + z1.grads_bytes + z1.optimizer_bytes == 7 * 1256);
-  c.zero_stage = 2;  // + grads 2/4
-  CHECK(training_memory(m, c).grads_bytes == 0.5 * 1256);
-  c.zero_stage = 3;  // everything / 4
-  TrainingMemory z3 = training_memory(m, c);
-  CHECK(z3.weights_bytes + z3.grads_bytes + z3.optimizer_bytes == 4 * 1256);
-  // Activations: s=4, b=1, h=8, a=2, t=1: sbh (10 + 24) + 5 a s^2 b = 32 x 34 + 160 = 1248
-  // per layer, x 2 layers, 1 micro-batch in flight (pp=1).
-  CHECK(z3.activations_bytes == 2 * 1248);
-}
-
-TEST_CASE("activation memory per layer (Korthikanti et al. 2022, Table 2)") {
-  ModelSpec m = test::tiny_dense();  // h=8, a=2
-  // s=4, b=1, t=2: sbh = 32.
-  // none, no SP: 32 x (10 + 12) + 5 x 2 x 16 / 2 = 704 + 80 = 784
-  CHECK(activation_bytes_per_layer(m, 4, 1, 2, false, Recompute::None) == 784);
-  // none, SP: 32 x 17 + 80 = 624
-  CHECK(activation_bytes_per_layer(m, 4, 1, 2, true, Recompute::None) == 624);
-  // selective drops the 5as^2b/t term
-  CHECK(activation_bytes_per_layer(m, 4, 1, 2, false, Recompute::Selective) == 704);
-  CHECK(activation_bytes_per_layer(m, 4, 1, 2, true, Recompute::Selective) == 544);
-  // full keeps the 2sbh layer input (/t with SP)
-  CHECK(activation_bytes_per_layer(m, 4, 1, 2, false, Recompute::Full) == 64);
-  CHECK(activation_bytes_per_layer(m, 4, 1, 2, true, Recompute::Full) == 32);
-  // GPT-3 175B, s=2048, b=1, t=8, SP + selective: 34 x 2048 x 12288 / 8 = 107 MB per layer
-  ModelSpec g = load_model("gpt3-175b");
-  CHECK(activation_bytes_per_layer(g, 2048, 1, 8, true, Recompute::Selective) ==
-        doctest::Approx(34.0 * 2048 * 12288 / 8));
-}
-
 TEST_CASE("shard validity") {
   ModelSpec l70 = load_model("llama-3-70b");  // 64 heads, 8 KV heads
   CHECK_FALSE(shard_problem(l70, Shard{.tp = 8}));

@@ -27,7 +27,7 @@ TEST_CASE("tiny dense model: parameters by part, derived by hand") {
   CHECK(layer_count(m, LayerType::Moe) == 0);
 }
 
-TEST_CASE("tiny MoE model: routed, shared, router; active uses top_k / E") {
+TEST_CASE("tiny MoE model: routed, shared, router, active uses top_k / E") {
   ModelSpec m = test::tiny_moe();
   CHECK(layer_type(m, 0) == LayerType::Dense);
   CHECK(layer_type(m, 1) == LayerType::Moe);

@@ -107,7 +107,7 @@ TEST_CASE("bad calibration files name the file and the JSON pointer") {
   CHECK(msg("{").find("cal.json") != std::string::npos);
 }
 
-TEST_CASE("built-in model: every GPU of the catalog gets a model; only the H200 is measured") {
+TEST_CASE("built-in model: every GPU of the catalog gets a model, only the H200 is measured") {
   for (const GpuSpec& g : Catalog::builtin().gpus()) {
     if (!(g.hbm_GBps > 0) || !(g.bf16_TFLOPS > 0)) continue;
     const ComputeModel cm = ComputeModel::for_gpu(g);
@@ -116,7 +116,7 @@ TEST_CASE("built-in model: every GPU of the catalog gets a model; only the H200 
   CHECK(builtin_calibration("H20") == nullptr);
 }
 
-TEST_CASE("monotonic: more bytes never take less time; bigger GEMMs are not slower per flop") {
+TEST_CASE("monotonic: more bytes never take less time, bigger GEMMs are not slower per flop") {
   for (const std::string name : {"H200-SXM", "H20"}) {
     const ComputeModel cm = ComputeModel::for_gpu(Catalog::builtin().gpu(name));
     for (KernelKind kind : {KernelKind::Gemm, KernelKind::Elementwise, KernelKind::Attention}) {

@@ -65,7 +65,7 @@ TEST_CASE("FP8 weights on A100: weight-only, bf16 math, no activation quantizati
   for (const KernelCost& k : ks) CHECK(k.name.find("quant") == std::string::npos);
 }
 
-TEST_CASE("FP8 on H100 is native; FP4 on H100 is weight-only; FP4 on B200 is native") {
+TEST_CASE("FP8 on H100 is native, FP4 on H100 is weight-only, FP4 on B200 is native") {
   const Catalog& cat = Catalog::builtin();
   ModelSpec m = load_model("llama-3-8b");
   apply_precision(m, "fp8");

@@ -182,7 +182,7 @@ TEST_CASE("gb200-nvl72: TP groups of 8 spanning trays stay in the 72-GPU NVLink 
   CHECK_FALSE(s.crosses_nodes);  // the whole rack is node 0
 }
 
-TEST_CASE("the proxy: Optimized is never worse than canonical; the bad order is worse") {
+TEST_CASE("the proxy: Optimized is never worse than canonical, the bad order is worse") {
   const Topology t = cluster("hgx-h100-8", 4);
   const Router r(t);
   for (const Strategy& s : {strat(8, 4, 1), strat(4, 8, 1), strat(2, 2, 8, 2), strat(16, 2, 1),
@@ -198,4 +198,24 @@ TEST_CASE("the proxy: Optimized is never worse than canonical; the bad order is 
     if (s.tp > 1 && s.tp <= 8 && s.pp * s.dp > 1)
       CHECK(communication_proxy(r, place(r, s, PlacementOrder::DpPpTp)) > canon);
   }
+}
+
+TEST_CASE("proxy weights follow the model's step: PP (pp - 1) / layers, EP 2 x MoE share") {
+  const Topology t = cluster("hgx-h100-8", 2);
+  const Router r(t);
+  // tp=4 pp=4 ep=4: f(L) = 2 T_tp + 2 (moe / L) T_ep + (3 / L) T_pp + 0.01 T_dp, so with no MoE
+  // layers f is a + b / L: halving 1/L halves the difference, f(10) - f(20) = 2 (f(20) - f(40)).
+  const Placement p = place(r, strat(4, 4, 1, 4), PlacementOrder::TpPpDp);
+  auto f = [&](int layers, int moe) {
+    return communication_proxy(r, p, StepCounts{.layers = layers, .moe_layers = moe});
+  };
+  CHECK(f(10, 0) > f(20, 0));
+  CHECK(f(10, 0) - f(20, 0) == doctest::Approx(2 * (f(20, 0) - f(40, 0))));
+  // All layers MoE adds the EP term 2 T_ep whatever the layer count; none adds nothing.
+  CHECK(f(10, 10) - f(10, 0) == doctest::Approx(f(40, 40) - f(40, 0)));
+  CHECK(f(10, 10) > f(10, 0));
+  // Without a pipeline the PP term vanishes: the layer count changes nothing.
+  const Placement flat = place(r, strat(4, 1, 4, 4), PlacementOrder::TpPpDp);
+  CHECK(communication_proxy(r, flat, StepCounts{.layers = 10, .moe_layers = 0}) ==
+        doctest::Approx(communication_proxy(r, flat, StepCounts{.layers = 40, .moe_layers = 0})));
 }

@@ -24,7 +24,7 @@ int dev(const Topology& t, const std::string& id) {
 }
 }  // namespace
 
-TEST_CASE("placement order names round-trip; unknown names are input errors") {
+TEST_CASE("placement order names round-trip, unknown names are input errors") {
   for (const std::string& n : placement_order_names())
     CHECK(to_string(parse_placement_order(n)) == n);
   CHECK(parse_placement_order("TP_PP_DP") == PlacementOrder::TpPpDp);

@@ -95,7 +95,7 @@ TEST_CASE("fast path == general engine on clusters: rail-optimized, fat-tree, ov
     CAPTURE(c.fabric);
     ClusterOptions o;
     o.nodes = c.nodes;
-    o.fabric = c.fabric;
+    o.fabric = parse_fabric_kind(c.fabric);
     o.oversubscription = c.oversubscription;
     const Topology t = load_topology(c.server, o);
     Router r(t);

@@ -67,7 +67,7 @@ TEST_CASE(
   CHECK(kernel_breakdown(cm, tiny, 10).launch_overhead_us == doctest::Approx(3 * (10 - 2)));
 }
 
-TEST_CASE("decode with --cuda-graphs off adds the rebuilt launch waits to TPOT; prefill is eager") {
+TEST_CASE("decode with --cuda-graphs off adds the rebuilt launch waits to TPOT, prefill is eager") {
   Machine h100("hgx-h100-8");
   ModelSpec m = load_model("llama-3-8b");
   ComputeModel cm = ComputeModel::for_gpu(h100.topology.gpu_spec(h100.topology.gpus().front()));

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "plan/plan_test_util.hpp"
 #include "topoplan/error.hpp"
@@ -111,18 +112,62 @@ TEST_CASE("a TP group across servers is refused under --max-tp-class NVL") {
   CHECK(wide.reason.find("path class NET") != std::string::npos);
 }
 
-TEST_CASE("bad requests are input errors naming the flag") {
+TEST_CASE("bad requests are field errors naming the request member, not a flag") {
   Machine h100("hgx-h100-8");
   ModelSpec m = load_model("llama-3-8b");
   PlanRequest r;
   r.mtp_accept = 3;  // more than 1 + 1 draft token
-  CHECK_THROWS_AS(Planner(m, *h100.router, r), InputError);
+  CHECK_THROWS_AS(Planner(m, *h100.router, r), FieldError);
   r = PlanRequest{};
   r.ep = 2;
-  CHECK_THROWS_WITH(Planner(m, *h100.router, r), doctest::Contains("--ep"));
+  CHECK_THROWS_WITH(Planner(m, *h100.router, r), doctest::Contains("ep: "));
   r = PlanRequest{};
   r.gpus = 9;
-  CHECK_THROWS_WITH(Planner(m, *h100.router, r), doctest::Contains("--gpus"));
+  CHECK_THROWS_WITH(Planner(m, *h100.router, r), doctest::Contains("gpus: 9 GPUs asked"));
   CHECK_THROWS_AS(parse_plan_mode("serving"), UnknownNameError);
   CHECK(parse_path_class("nvl") == PathClass::NVL);
+}
+
+namespace {
+// The field a bad request is refused for ("" when it is accepted).
+std::string refused_field(const ModelSpec& m, const PlanRequest& r) {
+  try {
+    r.validate(m);
+  } catch (const FieldError& e) {
+    return e.field();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("every number of a request is checked where it enters: inf, NaN, past 2^53") {
+  const ModelSpec m = load_model("llama-3-8b");  // context 8192
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  auto with = [](auto set) {
+    PlanRequest r;
+    set(r);
+    return r;
+  };
+  CHECK(refused_field(m, PlanRequest{}).empty());
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.batch = inf; })) == "batch");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.batch = nan; })) == "batch");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.batch = 1e19; })) == "batch");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.batch = kMaxCount; })).empty());
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.prompt = nan; })) == "prompt");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.output = inf; })) == "output");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.prefill_chunk = inf; })) == "prefill_chunk");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.tpot_max_ms = inf; })) == "tpot_max_ms");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.ttft_max_ms = nan; })) == "ttft_max_ms");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.mtp_accept = nan; })) == "mtp_accept");
+  // inf context was blamed on prompt/output with a count of INT64_MIN; a finite one too long for
+  // the model is blamed on the context itself.
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.context = inf; })) == "context");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.context = 9000; })) == "context");
+  CHECK(refused_field(m, with([&](PlanRequest& r) { r.prompt = 8000; })) == "prompt/output");
+  // 1 + INT_MAX draft tokens overflowed an int; a draft longer than the output is refused.
+  CHECK(refused_field(m, with([&](PlanRequest& r) {
+                        r.mtp_accept = 2;
+                        r.mtp_draft = std::numeric_limits<int>::max();
+                      })) == "mtp_draft");
 }

@@ -50,7 +50,7 @@ TEST_CASE("TPOT limit picks a smaller batch") {
   CHECK(p.evaluate(limited.strategy, limited.batch + limited.strategy.dp).tpot_ms > 20);
 }
 
-TEST_CASE("decode ranking by TPOT; prefill ranking by TTFT") {
+TEST_CASE("decode ranking by TPOT, prefill ranking by TTFT") {
   Machine h100("hgx-h100-8");
   ModelSpec m = load_model("llama-3-70b");
   PlanRequest r;

@@ -93,7 +93,7 @@ TEST_CASE("prefill mode does not count --output against the context") {
                        doctest::Contains("exceeds the model's context"), InputError);
 }
 
-TEST_CASE("the Pareto front honours --tpot-max; limits nobody meets are reported") {
+TEST_CASE("the Pareto front honours --tpot-max, limits nobody meets are reported") {
   Machine h100("hgx-h100-8");
   PlanRequest r;
   r.tpot_max_ms = 6;
@@ -109,7 +109,7 @@ TEST_CASE("the Pareto front honours --tpot-max; limits nobody meets are reported
   CHECK(out.status_message.find("TPOT") != std::string::npos);
 }
 
-TEST_CASE("serve without an SLA says what it maximises; nothing fits says why first") {
+TEST_CASE("serve without an SLA says what it maximises, nothing fits says why first") {
   Machine h100("hgx-h100-8");
   PlanOutput out = plan(load_model("llama-3-8b"), *h100.router, PlanRequest{});
   CHECK(out.objective_note.find("tokens/s per user") != std::string::npos);

@@ -27,7 +27,7 @@ std::vector<int> gpus(const test::Machine& mc, std::initializer_list<int> idx) {
 
 }  // namespace
 
-TEST_CASE("train step: backward = 2x forward GEMMs, 2.5x attention; recompute adds forward") {
+TEST_CASE("train step: backward = 2x forward GEMMs, 2.5x attention, recompute adds forward") {
   test::Machine mc("hgx-h100-8");
   ModelSpec m = load_model("llama-3-8b");
   TrainRequest q = request(4096, 8);

@@ -25,7 +25,7 @@ TEST_CASE("compare: design spec syntax") {
       "hgx-h800-8:nodes=2:fabric=fat-tree:price=2.1:oversubscription=2:tiers=2:name=H800 pair");
   CHECK(d.topology == "hgx-h800-8");
   CHECK(d.cluster.nodes == 2);
-  CHECK(d.cluster.fabric == "fat-tree");
+  CHECK(d.cluster.fabric == FabricKind::FatTree);
   CHECK(d.cluster.oversubscription == 2.0);
   CHECK(d.cluster.tiers == 2);
   CHECK(*d.usd_per_gpu_hour == 2.1);

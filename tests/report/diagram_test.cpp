@@ -35,7 +35,7 @@ int devices_drawn(const Diagram& d) {
 Topology cluster(int nodes, const std::string& fabric = "rail-optimized") {
   ClusterOptions o;
   o.nodes = nodes;
-  o.fabric = fabric;
+  o.fabric = parse_fabric_kind(fabric);
   return load_topology("hgx-h100-8", o);
 }
 
@@ -167,7 +167,9 @@ TEST_CASE("diagram: DOT and SVG output") {
 TEST_CASE("diagram: formats from flags and file names") {
   CHECK(diagram_format_of_path("x.PNG") == DiagramFormat::Png);
   CHECK(diagram_format_of_path("a/b.dot") == DiagramFormat::Dot);
-  CHECK(parse_diagram_format("pdf", "--format") == DiagramFormat::Pdf);
-  CHECK_THROWS_AS(diagram_format_of_path("noext"), InputError);
-  CHECK_THROWS_AS(parse_diagram_format("jpeg", "--format"), InputError);
+  CHECK(parse_diagram_format("pdf") == DiagramFormat::Pdf);
+  CHECK_THROWS_AS(diagram_format_of_path("noext"), FieldError);
+  CHECK_THROWS_WITH(diagram_format_of_path("x.jpeg"),
+                    "output_path: x.jpeg: unknown diagram format 'jpeg' (dot, svg, png, pdf)");
+  CHECK_THROWS_AS(parse_diagram_format("jpeg"), FieldError);
 }

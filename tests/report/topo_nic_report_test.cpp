@@ -15,7 +15,7 @@ TEST_CASE("smi_class: NVLink counts, NCCL's PHB is nvidia-smi's NODE") {
   CHECK(report::smi_class(PathClass::PIX, 0) == "PIX");
 }
 
-TEST_CASE("HGX H100: 18 NVLinks per GPU pair through NVSwitch; NICs PIX/NODE/SYS by PCIe tree") {
+TEST_CASE("HGX H100: 18 NVLinks per GPU pair through NVSwitch, NICs PIX/NODE/SYS by PCIe tree") {
   // Each H100 SXM has 18 NVLink4 links, all to the NVSwitch fabric (reference/hardware.md), so
   // nvidia-smi shows NV18 for every pair. gpu0 and nic0 share a PCIe switch (PIX); nic2 hangs
   // off another switch of the same CPU (NODE); nic4 is on the other socket (SYS).

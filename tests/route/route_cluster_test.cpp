@@ -26,7 +26,7 @@ Topology cluster(const std::string& server, int nodes, const std::string& fabric
                  double oversub = 1.0) {
   ClusterOptions o;
   o.nodes = nodes;
-  o.fabric = fabric;
+  o.fabric = parse_fabric_kind(fabric);
   o.oversubscription = oversub;
   return make_cluster(load_topology(server), o);
 }
@@ -132,9 +132,8 @@ TEST_CASE("three tiers and bad options") {
   for (auto [core, n] : per_core) CHECK(n < 40);
   ClusterOptions bad;
   bad.nodes = 4;
-  bad.fabric = "fat-tre";
-  CHECK_THROWS_AS(make_cluster(load_topology("hgx-h20-8"), bad), UnknownNameError);
-  bad.fabric = "fat-tree";
+  CHECK_THROWS_AS(parse_fabric_kind("fat-tre"), UnknownNameError);
+  bad.fabric = FabricKind::FatTree;
   bad.oversubscription = 0.5;
   CHECK_THROWS_AS(make_cluster(load_topology("hgx-h20-8"), bad), InputError);
   bad.oversubscription = 1;
@@ -145,7 +144,7 @@ TEST_CASE("three tiers and bad options") {
 TEST_CASE("identity: every path is a connected walk from src to dst with its bottleneck and sum") {
   ClusterOptions forced;
   forced.nodes = 2;
-  forced.fabric = "fat-tree";
+  forced.fabric = FabricKind::FatTree;
   forced.tiers = 2;  // 16 ports would fit one switch; ask for leaves + spines anyway
   const Topology two_tier = make_cluster(load_topology("hgx-h20-8"), forced);
   CHECK(two_tier.fabric.tiers == 2);

@@ -16,7 +16,7 @@ void link(Topology& t, int a, int b, LinkKind kind, double bw, double lat = 1.0)
 }
 }  // namespace
 
-TEST_CASE("NVLink through one intermediate GPU is NVB; a second relay is not allowed") {
+TEST_CASE("NVLink through one intermediate GPU is NVB, a second relay is not allowed") {
   // g0 -NVL- g1 -NVL- g2 -NVL- g3 in a chain, plus g0 and g3 on one PCIe switch.
   Topology t;
   int g0 = dev(t, "g0", DeviceType::Gpu, 0), g1 = dev(t, "g1", DeviceType::Gpu, 1);

@@ -16,7 +16,7 @@ namespace {
 Topology cluster(const std::string& server, int nodes, const std::string& fabric) {
   ClusterOptions o;
   o.nodes = nodes;
-  o.fabric = fabric;
+  o.fabric = parse_fabric_kind(fabric);
   return make_cluster(load_topology(server), o);
 }
 }  // namespace
@@ -127,7 +127,7 @@ TEST_CASE("every built-in server × both fabrics × 2 nodes: every GPU pair has 
     for (const char* fabric : {"rail-optimized", "fat-tree"}) {
       ClusterOptions o;
       o.nodes = 2;
-      o.fabric = fabric;
+      o.fabric = parse_fabric_kind(fabric);
       const Topology t = make_cluster(server, o);
       Router r(t);
       int missing = 0, broken = 0;
