@@ -11,3 +11,12 @@ for preset in ci asan; do
   cmake --build --preset "$preset" -j "$jobs"
   ctest --preset "$preset" -j "$jobs"
 done
+# Fuzz smoke (issue 16): the ctest runs above already replay every regression input through
+# each target (fuzz_replay_*, under ASan+UBSan in the asan preset); with clang, each libFuzzer
+# target also mutates from that corpus for FUZZ_SECONDS (10 by default, scripts/fuzz-smoke.sh).
+if command -v clang++ >/dev/null; then
+  echo "== fuzz smoke"
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$jobs"
+  bash scripts/fuzz-smoke.sh build/fuzz
+fi

@@ -55,6 +55,11 @@ class Router {
   bool servers_alike() const;
   int server_slot(int device) const;
 
+  // Whether a CPU reachable from `gpu` inside its server (not over the network) is an AMD part
+  // (its catalog model names AMD), as NCCL's ncclTopoCpuType reads the local CPU's vendor.
+  // Cached per server: the walk is linear in the server's size.
+  bool amd_cpu_server(int gpu) const;
+
   // Bandwidth (GB/s per direction) from a GPU into its NVLink domain (sum of its NVLinks; 0 if
   // none) and to the network (its NIC's rate bounded by the GPU↔NIC path).
   double nvlink_domain_GBps(int gpu) const;

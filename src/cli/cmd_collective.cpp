@@ -74,6 +74,16 @@ std::vector<std::string> split_items(const std::string& text) {
   return parts;
 }
 
+// A device named in --ranks must be a GPU: say which device it is, not its index deep inside the
+// collective model.
+int gpu_by_id(const Topology& t, int dev, const std::string& id) {
+  const Device& d = t.device(dev);
+  if (d.type != DeviceType::Gpu)
+    throw InputError("--ranks", "",
+                     "'" + id + "' is a " + std::string(to_string(d.type)) + ", not a GPU");
+  return dev;
+}
+
 // --ranks: comma-separated GPU indices (in the topology's GPU order), ranges "0-7", device ids
 // ("n1/gpu3") or the topology format's bracket ranges of them ("n[0-127]/gpu0").
 std::vector<int> parse_ranks(const Topology& t, const std::string& text) {
@@ -89,13 +99,13 @@ std::vector<int> parse_ranks(const Topology& t, const std::string& text) {
           for (int g : gpus) ids.push_back(t.device(g).id);
           throw UnknownNameError("GPU", id + " (from '" + pattern + "')", ids);
         }
-        out.push_back(*dev);
+        out.push_back(gpu_by_id(t, *dev, id));
       }
       continue;
     }
     const std::string& item = pattern;
     if (auto dev = t.find(item)) {
-      out.push_back(*dev);
+      out.push_back(gpu_by_id(t, *dev, item));
       continue;
     }
     if (item.find_first_not_of("0123456789-") != std::string::npos) {
@@ -146,6 +156,9 @@ std::vector<double> parse_sizes(const CollectiveArgs& a) {
 std::vector<int> pick_ranks(const Topology& t, const CollectiveArgs& a, CollOp op) {
   if (!a.ranks.empty() && a.gpus > 0)
     throw InputError("--gpus/--ranks", "", "give at most one of --gpus and --ranks");
+  // Before any rank is picked: "root rank is outside the group" would blame the wrong thing.
+  if (t.gpus().empty())
+    throw InputError(a.topo.topology, "", "has no GPUs; a collective runs between GPUs");
   std::vector<int> ranks = a.ranks.empty() ? t.gpus() : parse_ranks(t, a.ranks);
   if (a.gpus > static_cast<int>(ranks.size()))
     throw InputError("--gpus", "",

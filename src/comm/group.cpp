@@ -19,26 +19,6 @@ int arch_index(int sm) {
 int scale_index(int nodes) {
   return nodes <= 2 ? nodes - 1 : 2;
 }
-// Whether the CPUs of `gpu`'s server are AMD, as NCCL's ncclTopoCpuType reads the vendor of the
-// local CPU (cpuid "AuthenticAMD"); here the catalog model name. Walks the server's devices
-// over non-network links (a few hundred at most), so it costs nothing on large clusters.
-bool server_has_amd_cpu(const Topology& t, int gpu) {
-  const int node = t.device(gpu).node;
-  std::vector<int> stack{gpu};
-  std::set<int> seen{gpu};
-  while (!stack.empty()) {
-    const int d = stack.back();
-    stack.pop_back();
-    const Device& dev = t.device(d);
-    if (dev.type == DeviceType::Cpu && dev.model.find("AMD") != std::string::npos) return true;
-    for (const Adjacent& a : t.neighbours(d)) {
-      if (t.link(link_of(a.out)).kind == LinkKind::Network || t.device(a.device).node != node)
-        continue;
-      if (seen.insert(a.device).second) stack.push_back(a.device);
-    }
-  }
-  return false;
-}
 }  // namespace
 
 std::vector<std::pair<int, double>> nvswitches_of(const Topology& t, int gpu) {
@@ -108,7 +88,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
   }
   g.same_sm = g.min_sm == max_sm;
   g.arch = arch_index(g.min_sm);
-  g.amd_cpu = server_has_amd_cpu(t, gpus.front());
+  g.amd_cpu = router.amd_cpu_server(gpus.front());
   g.nvswitch = true;
   std::set<std::vector<int>> walked;  // slot sets already checked pair by pair
   for (const auto& node : g.by_node) {
@@ -117,6 +97,14 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
                                : std::min(g.min_ppn, static_cast<int>(node.size()));
     std::set<int> nics;
     g.nic_of.emplace_back();
+    // One NVSwitch under every GPU of the server: every pair is GPU → NVSwitch → GPU, NVL,
+    // without looking at n² pairs (a 20,000-GPU NVLink domain).
+    std::vector<int> sole(node.size());
+    for (std::size_t i = 0; i < node.size(); ++i) sole[i] = sole_switch(t, node[i]);
+    const bool one_switch =
+        node.size() > 1 && sole[0] >= 0 &&
+        std::all_of(sole.begin(), sole.end(), [&](int s) { return s == sole[0]; });
+    if (one_switch) g.intra_class = std::max(g.intra_class, PathClass::NVL);
     // Every pair where the server's slot set is new (or servers differ); elsewhere the pairs
     // repeat a walked server's classes, so ring neighbours suffice and 16k-GPU groups stay cheap.
     std::vector<int> slots;
@@ -124,10 +112,10 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
     const bool all_pairs = !servers_alike || walked.insert(std::move(slots)).second;
     for (std::size_t i = 0; i < node.size(); ++i) {
       if (nvswitches_of(t, node[i]).empty()) g.nvswitch = false;
-      const int sw = sole_switch(t, node[i]);
-      for (std::size_t j = 0; j < node.size(); ++j) {
+      const int sw = sole[i];
+      for (std::size_t j = 0; j < node.size() && !one_switch; ++j) {
         if (i == j || (!all_pairs && j != (i + 1) % node.size())) continue;
-        if (sw >= 0 && sole_switch(t, node[j]) == sw) {  // GPU → NVSwitch → GPU: NVL
+        if (sw >= 0 && sole[j] == sw) {  // GPU → NVSwitch → GPU: NVL
           g.intra_class = std::max(g.intra_class, PathClass::NVL);
           continue;
         }

@@ -14,10 +14,17 @@ double achieved_GBps(const Topology& t, DirLink d) {
 
 namespace {
 // The widest of the links from `src` to its neighbour `dst`, or -1 when they are not neighbours.
+// Scans the end with fewer neighbours: an NVSwitch of a 20,000-GPU domain has 20,000, and every
+// switch -> GPU hop scanned them all. Both ends list the pair's links in the same (link index)
+// order, so the first widest one is the same link either way.
 DirLink widest_link(const Topology& t, int src, int dst) {
+  const bool from_dst = t.neighbours(dst).size() < t.neighbours(src).size();
   DirLink best = -1;
-  for (const Adjacent& a : t.neighbours(src))
-    if (a.device == dst && (best < 0 || t.bw_GBps(a.out) > t.bw_GBps(best))) best = a.out;
+  for (const Adjacent& a : t.neighbours(from_dst ? dst : src)) {
+    if (a.device != (from_dst ? src : dst)) continue;
+    const DirLink out = from_dst ? a.out ^ 1 : a.out;  // the same link, src -> dst
+    if (best < 0 || t.bw_GBps(out) > t.bw_GBps(best)) best = out;
+  }
   return best;
 }
 

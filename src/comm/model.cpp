@@ -11,6 +11,7 @@
 #include "comm/model_impl.hpp"
 #include "comm/nccl_rules.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/units.hpp"
 
 namespace topoplan {
@@ -293,8 +294,24 @@ CollectiveCost CollectiveModel::cost(CollOp op, const std::vector<int>& gpus, do
 
 // Uniform all-to-all: S/n to every peer (S = a rank's send buffer); send/recv: S from the first
 // rank to the second.
+// A direct collective (all-to-all) moves one flow per ordered pair of ranks, and its traffic
+// matrix is n x n: 20,000 ranks were 4 x 10^8 flows, 112 s and 15.6 GB. Refused past
+// limits::kMaxDirectPairs before the matrix is allocated.
+namespace {
+void check_direct_size(const std::vector<comm::GroupInfo>& groups, CollOp op) {
+  std::size_t pairs = 0;
+  for (const GroupInfo& g : groups) pairs += g.gpus.size() * g.gpus.size();
+  if (pairs > limits::kMaxDirectPairs)
+    throw InputError("collective", "",
+                     std::string(to_string(op)) + " over " + std::to_string(groups.front().n) +
+                         " ranks needs " + std::to_string(pairs) + " rank pairs, more than " +
+                         std::to_string(limits::kMaxDirectPairs) + " (docs/limits.md)");
+}
+}  // namespace
+
 void CollectiveModel::Impl::add_uniform_direct(Pattern& p, CollOp op) const {
   if (p.loads.count(Algorithm::Direct)) return;
+  check_direct_size(p.groups, op);
   std::vector<TrafficMatrix> unit;
   for (const GroupInfo& g : p.groups) unit.push_back(unit_matrix(op, g.gpus.size()));
   add_direct(p, unit);

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/embedded_table.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 
 namespace topoplan {
 
@@ -26,12 +26,32 @@ std::vector<std::string> embedded_files(std::string_view prefix) {
   return out;
 }
 
+// Only regular files, and at most limits::kMaxFileBytes of them: /dev/zero, /dev/urandom or a
+// FIFO never end, and a file of many GiB would be read whole before any check could refuse it.
 std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    throw InputError(path, "", "cannot open file (no such file)");
+  if (!std::filesystem::is_regular_file(status))
+    throw InputError(path, "", "not a regular file (a device, FIFO or directory cannot be read)");
+  const auto too_big = [&] {
+    return InputError(path, "",
+                      "file larger than " + std::to_string(limits::kMaxFileBytes >> 20) +
+                          " MiB (docs/limits.md)");
+  };
+  if (std::filesystem::file_size(path, ec) > limits::kMaxFileBytes && !ec) throw too_big();
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // The size is read again through the stream: the file may grow between stat and open.
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    if (text.size() + static_cast<std::size_t>(in.gcount()) > limits::kMaxFileBytes)
+      throw too_big();
+    text.append(buf, static_cast<std::size_t>(in.gcount()));
+  }
+  return text;
 }
 
 namespace {
@@ -50,7 +70,8 @@ LoadedText load_file_or_builtin(const std::string& name_or_path, std::string_vie
   // Something that looks like a path is never a built-in name: say the file is missing.
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                std::filesystem::path(name_or_path).extension() == ".json";
-  if (looks_like_path) throw InputError(name_or_path, "", "cannot open file (no such file)");
+  // read_text_file says which: missing, or not a regular file (/dev/zero).
+  if (looks_like_path) return {read_text_file(name_or_path), name_or_path};
   std::string prefix(dir);
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
   std::vector<std::string> names;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <numeric>
 
+#include "topoplan/limits.hpp"
+
 namespace topoplan {
 namespace {
 std::string compose(const std::string& source, const std::string& location,
@@ -65,8 +67,11 @@ std::string suggestion_text(const std::string& kind, const std::string& name,
     for (std::size_t i = 0; i < close.size(); ++i) msg += (i ? ", '" : "'") + close[i] + "'";
     msg += "?";
   } else if (!known.empty()) {
+    // A catalog lists all its names; a file's ten thousand device ids would drown the message.
+    constexpr std::size_t kListed = 30;
     msg += "; known: ";
-    for (std::size_t i = 0; i < known.size(); ++i) msg += (i ? ", " : "") + known[i];
+    for (std::size_t i = 0; i < known.size() && i < kListed; ++i) msg += (i ? ", " : "") + known[i];
+    if (known.size() > kListed) msg += ", ... (" + std::to_string(known.size()) + " in all)";
   }
   return msg;
 }
@@ -116,13 +121,23 @@ std::string line_column_location(const std::string& text, std::size_t byte_offse
 std::vector<std::string> closest_names(const std::string& name,
                                        const std::vector<std::string>& known, std::size_t max) {
   std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& k : known) {
-    std::size_t d = edit_distance(name, k);
+  // Bounded work (topoplan/limits.hpp): an edit distance costs |name| x |k|, so a long name, a
+  // long candidate or a huge list (every id of a big file) is cut before it turns quadratic.
+  if (name.size() > limits::kMaxSuggestionNameLength) return {};
+  const std::size_t limit = std::max<std::size_t>(2, name.size() / 3);
+  for (std::size_t i = 0; i < known.size() && i < limits::kMaxSuggestionCandidates; ++i) {
+    const std::string& k = known[i];
+    // Lengths further apart than `limit` need more than `limit` edits; only a substring match
+    // could still count, and that needs the shorter inside the longer.
+    const std::size_t gap =
+        k.size() > name.size() ? k.size() - name.size() : name.size() - k.size();
+    if (k.size() > limits::kMaxSuggestionNameLength) continue;
+    std::size_t d = gap > limit ? limit + 1 : edit_distance(name, k);
     // Substring matches ("h20" in "hgx-h20-8") count as close even when the edit distance is large.
     bool contains =
         !name.empty() && (k.find(name) != std::string::npos || name.find(k) != std::string::npos);
     if (contains) d = std::min<std::size_t>(d, 1);
-    if (d <= std::max<std::size_t>(2, name.size() / 3)) scored.emplace_back(d, k);
+    if (d <= limit) scored.emplace_back(d, k);
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -9,6 +9,7 @@
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/units.hpp"
 
 namespace topoplan {
@@ -95,10 +96,10 @@ LinkSpec parse_link(const io::JsonReader& f) {
   LinkSpec l;
   l.name = f.str("name");
   l.kind = parse_kind(f, "kind");
-  l.GBps = f.number("GBps", 0, true);
+  l.GBps = f.number_at_most("GBps", 0, limits::kMaxLinkGBps, true);
   l.efficiency = f.has("efficiency") ? f.number("efficiency", 0, true) : 1.0;
   if (l.efficiency > 1.0) throw InputError(f.source(), f.pointer_to("efficiency"), "must be <= 1");
-  l.latency_us = f.number("latency_us", 0, false);
+  l.latency_us = f.number_at_most("latency_us", 0, limits::kMaxLinkLatency_us, false);
   l.source = f.str("source");
   return l;
 }

@@ -16,6 +16,7 @@
 #include "core/name_table.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/topology_io.hpp"
 
 namespace topoplan {
@@ -158,6 +159,17 @@ const LinkSpec& fabric_link(const Topology& server, const std::vector<int>& nics
 void check_options(const Topology& server, const ClusterOptions& o) {
   if (o.nodes < 1)
     throw InputError("cluster", "nodes", "must be at least 1, got " + std::to_string(o.nodes));
+  // Before any copy is reserved: --nodes 10000000 would otherwise end in std::bad_alloc.
+  const auto nodes = static_cast<std::size_t>(o.nodes);
+  const std::size_t gpus = server.gpus().size(), devices = server.device_count();
+  if ((gpus > 0 && nodes > limits::kMaxGpus / gpus) ||
+      (devices > 0 && nodes > limits::kMaxDevices / devices))
+    throw InputError("cluster", "nodes",
+                     std::to_string(o.nodes) + " servers of " + std::to_string(gpus) +
+                         " GPUs and " + std::to_string(devices) + " devices are more than " +
+                         std::to_string(limits::kMaxGpus) + " GPUs or " +
+                         std::to_string(limits::kMaxDevices) +
+                         " devices in one topology (docs/limits.md)");
   if (!(o.oversubscription >= 1.0) || !std::isfinite(o.oversubscription))
     throw InputError(
         "cluster", "fabric.oversubscription",

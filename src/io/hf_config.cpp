@@ -56,8 +56,8 @@ std::string family_of(const JsonReader& r) {
 std::string name_from_path(const std::string& source) {
   std::filesystem::path p(source);
   if (p.filename() == "config.json" && p.has_parent_path() && !p.parent_path().filename().empty())
-    return p.parent_path().filename().string();
-  return p.stem().string();
+    return utf8_or_replaced(p.parent_path().filename().string());
+  return utf8_or_replaced(p.stem().string());
 }
 
 void parse_mla(const JsonReader& r, ModelSpec& m) {
@@ -128,8 +128,8 @@ ModelSpec parse_hf_config(const json& j, const std::string& source) {
   m.description = "Hugging Face " + type + " config";
   // The file name (with its folder for config.json), so output does not depend on where it lies.
   std::filesystem::path path(source);
-  std::string file =
-      path.filename() == "config.json" ? m.name + "/config.json" : path.filename().string();
+  std::string file = path.filename() == "config.json" ? m.name + "/config.json"
+                                                      : utf8_or_replaced(path.filename().string());
   m.sources.push_back("architecture: Hugging Face config " + file);
   m.hidden = r.integer("hidden_size", 1);
   m.layers = r.integer("num_hidden_layers", 1);

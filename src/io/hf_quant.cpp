@@ -14,8 +14,12 @@ using nlohmann::json;
 // Block size of `weight_block_size` / `block_structure` ([128, 128] -> 16384 elements).
 double block_elems(const JsonReader& q, const char* key) {
   double elems = 1;
-  if (!q.raw().at(key).is_array()) q.fail(q.pointer_to(key), "expected an array of integers");
-  for (const auto& x : q.raw().at(key)) {
+  const json& sizes = q.raw().at(key);
+  // [] would be a block of one element: a 4-byte scale per weight (3.35 TB for DeepSeek-R1's
+  // 671B instead of 673 GB); a block is 1-D or 2-D.
+  if (!sizes.is_array() || sizes.empty() || sizes.size() > 2)
+    q.fail(q.pointer_to(key), "expected 1 or 2 positive integers, got " + sizes.dump());
+  for (const auto& x : sizes) {
     if (!x.is_number_integer() || x.get<long long>() <= 0)
       q.fail(q.pointer_to(key), "expected positive integers");
     elems *= x.get<double>();

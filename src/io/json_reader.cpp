@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 
 namespace topoplan::io {
 
@@ -11,7 +12,36 @@ namespace {
 constexpr long long kMaxInteger = 1'000'000'000;
 }  // namespace
 
+namespace {
+// Refuses nesting deeper than limits::kMaxJsonDepth before nlohmann sees the text: its parser
+// and its destructor recurse once per level, so "[[[[..." 100,000 deep overflows the stack.
+// Brackets inside strings do not count; a malformed document is left to the parser's message.
+void check_depth(const std::string& text, const std::string& source) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limits::kMaxJsonDepth)
+        throw InputError(source, line_column_location(text, i),
+                         "JSON nested deeper than " + std::to_string(limits::kMaxJsonDepth) +
+                             " levels (docs/limits.md)");
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+}  // namespace
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+  check_depth(text, source);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
@@ -32,6 +62,39 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
     throw InputError(source, at == std::string::npos ? "" : line_column_location(text, at),
                      "number out of range: " + (token.empty() ? what : token));
   }
+}
+
+std::string utf8_or_replaced(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    // Sequence length from the lead byte (RFC 3629: no overlong C0/C1, nothing past F4).
+    const std::size_t n = b < 0x80                   ? 1
+                          : (b >= 0xC2 && b <= 0xDF) ? 2
+                          : (b >= 0xE0 && b <= 0xEF) ? 3
+                          : (b >= 0xF0 && b <= 0xF4) ? 4
+                                                     : 0;
+    bool ok = n > 0 && i + n <= text.size();
+    for (std::size_t k = 1; ok && k < n; ++k)
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (ok && n == 3) {  // no overlong forms, no UTF-16 surrogates
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(b == 0xE0 && c1 < 0xA0) && !(b == 0xED && c1 >= 0xA0);
+    }
+    if (ok && n == 4) {  // no overlong forms, nothing above U+10FFFF
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(b == 0xF0 && c1 < 0x90) && !(b == 0xF4 && c1 >= 0x90);
+    }
+    if (ok) {
+      out.append(text, i, n);
+      i += n;
+    } else {
+      out += '?';
+      ++i;
+    }
+  }
+  return out;
 }
 
 std::string pointer_token(const std::string& key) {
@@ -106,9 +169,21 @@ double JsonReader::number(const std::string& key, double min, bool positive) con
   return x;
 }
 
+double JsonReader::number_at_most(const std::string& key, double min, double max,
+                                  bool positive) const {
+  const double x = number(key, min, positive);
+  if (x > max)
+    fail(pointer_to(key), "must be <= " + nlohmann::json(max).dump() + ", got " + at(key).dump() +
+                              " (docs/limits.md)");
+  return x;
+}
+
 int JsonReader::integer(const std::string& key, int min) const {
   const auto& v = at(key);
   if (!v.is_number_integer()) fail(pointer_to(key), "expected an integer, got " + v.dump());
+  // An unsigned above INT64_MAX (18446744073709551615) would wrap to a negative long long.
+  if (v.is_number_unsigned() && v.get<unsigned long long>() > kMaxInteger)
+    fail(pointer_to(key), "must be <= " + std::to_string(kMaxInteger) + ", got " + v.dump());
   const auto x = v.get<long long>();
   if (x < min) fail(pointer_to(key), "must be >= " + std::to_string(min) + ", got " + v.dump());
   if (x > kMaxInteger)

@@ -21,6 +21,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
 // Escapes a key for use inside a JSON pointer (RFC 6901: ~ → ~0, / → ~1).
 std::string pointer_token(const std::string& key);
 
+// `text` with every byte that is not part of well-formed UTF-8 replaced by '?'. For names taken
+// from file paths (a folder "bad\xffdir" holding config.json): JSON output must be UTF-8, and a
+// path is bytes.
+std::string utf8_or_replaced(const std::string& text);
+
 class JsonReader {
  public:
   // Reads `j` (not checked: raw() may be any value) found in `source` at `pointer`.
@@ -39,6 +44,8 @@ class JsonReader {
   std::string str_or(const std::string& key, const std::string& fallback) const;
   // A number >= min (`positive` additionally rejects 0); optional (→ 0) unless `positive`.
   double number(const std::string& key, double min, bool positive) const;
+  // number(), and at most `max` (a resource or plausibility bound from topoplan/limits.hpp).
+  double number_at_most(const std::string& key, double min, double max, bool positive) const;
   int integer(const std::string& key, int min) const;          // required, min..1e9
   int integer_or(const std::string& key, int fallback) const;  // optional, 0..1e9
   bool boolean_or(const std::string& key, bool fallback) const;

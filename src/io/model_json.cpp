@@ -6,6 +6,7 @@
 #include "io/json_reader.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/model.hpp"
 
 namespace topoplan {
@@ -128,7 +129,7 @@ ModelSpec parse_native(const json& j, const std::string& source) {
           "max_context", "tied_embeddings", "position_embeddings", "norm", "linear_bias",
           "attention", "mlp", "moe", "mtp_modules", "dtypes"});
   ModelSpec m;
-  m.name = r.str_or("name", std::filesystem::path(source).stem().string());
+  m.name = r.str_or("name", io::utf8_or_replaced(std::filesystem::path(source).stem().string()));
   m.description = r.str_or("description", "");
   if (r.has("sources")) {
     JsonReader s = r.object("sources");
@@ -205,11 +206,64 @@ std::vector<std::string> builtin_model_names() {
   return names;
 }
 
+namespace {
+
+// validate_model() names native pointers; a Hugging Face config has its own keys. MoE layer
+// frequency is `decoder_sparse_step` in Qwen3-MoE and `moe_layer_freq` in DeepSeek's configs.
+std::string hf_pointer(const std::string& native, const json& j) {
+  static const std::pair<const char*, const char*> kKeys[] = {
+      {"/hidden_size", "/hidden_size"},
+      {"/attention/heads", "/num_attention_heads"},
+      {"/attention/kv_heads", "/num_key_value_heads"},
+      {"/attention/head_dim", "/head_dim"},
+      {"/attention/sliding_layers", "/layer_types"},
+      {"/attention/sliding_window", "/sliding_window"},
+      {"/mlp/intermediate_size", "/intermediate_size"},
+      {"/moe/top_k", "/num_experts_per_tok"},
+      {"/moe/first_dense_layers", "/first_k_dense_replace"}};
+  for (const auto& [from, to] : kKeys)
+    if (native == from) return to;
+  if (native == "/moe/layer_freq")
+    return j.contains("decoder_sparse_step") ? "/decoder_sparse_step" : "/moe_layer_freq";
+  return native;
+}
+
+// The first of `keys` present in `j`, as a pointer (the expert count has one name per family).
+std::string present_key(const json& j, std::initializer_list<const char*> keys) {
+  for (const char* k : keys)
+    if (j.contains(k)) return std::string("/") + k;
+  return std::string("/") + *keys.begin();
+}
+
+// Resource bounds (topoplan/limits.hpp): loops over layers and experts are linear, and a count
+// of 10^9 from a typo would hang every command instead of being refused.
+void check_model_bounds(const ModelSpec& m, const json& j, const std::string& source, bool hf) {
+  if (m.layers > limits::kMaxModelLayers)
+    throw InputError(source, hf ? "/num_hidden_layers" : "/num_layers",
+                     "must be <= " + std::to_string(limits::kMaxModelLayers) + ", got " +
+                         std::to_string(m.layers) + " (docs/limits.md)");
+  if (m.moe.num_experts > limits::kMaxExperts)
+    throw InputError(source,
+                     hf ? present_key(j, {"n_routed_experts", "num_experts", "num_local_experts"})
+                        : "/moe/num_experts",
+                     "must be <= " + std::to_string(limits::kMaxExperts) + ", got " +
+                         std::to_string(m.moe.num_experts) + " (docs/limits.md)");
+}
+
+}  // namespace
+
 ModelSpec parse_model_json(const std::string& text, const std::string& source) {
   const json j = io::parse_json_text(text, source);
   if (!j.is_object()) throw InputError(source, "", "expected a JSON object");
-  ModelSpec m = io::is_hf_config(j) ? io::parse_hf_config(j, source) : parse_native(j, source);
-  validate_model(m, source);
+  const bool hf = io::is_hf_config(j);
+  ModelSpec m = hf ? io::parse_hf_config(j, source) : parse_native(j, source);
+  check_model_bounds(m, j, source, hf);
+  try {
+    validate_model(m, source);
+  } catch (const InputError& e) {
+    if (!hf) throw;
+    throw InputError(source, hf_pointer(e.location(), j), e.detail());
+  }
   return m;
 }
 

@@ -10,6 +10,7 @@
 #include "io/topology_document.hpp"
 #include "io/topology_ranges.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/topology_io.hpp"
 
 namespace topoplan {
@@ -62,16 +63,45 @@ struct ParseState {
   std::set<std::string>
       broken_ids;  // ids of device entries that failed (links to them are skipped)
   std::map<std::pair<int, DeviceType>, int> next_local;  // per (node, type): order of appearance
+  std::size_t devices = 0, gpus = 0, links = 0;          // against topoplan/limits.hpp
 };
 
 // Thrown by resolve() for an id whose device entry already failed: not reported twice.
 struct SkipEntry {};
+
+// Adds `more` to `used`, refusing before anything is allocated when it would pass `cap`.
+void check_budget(std::size_t& used, std::size_t more, std::size_t cap, const char* what,
+                  const io::JsonReader& f) {
+  if (more > cap - used)
+    throw InputError(f.source(), f.pointer(),
+                     std::string("more than ") + std::to_string(cap) + " " + what +
+                         " in one topology (docs/limits.md)");
+  used += more;
+}
+
+// Each id is non-empty, short, and new: not an earlier device's, nor twice in its own range
+// ("gpu[0-7,3]"), which the device table would otherwise meet as a broken invariant.
+void check_new_ids(const std::vector<std::string>& ids, const io::JsonReader& f, ParseState& st) {
+  const std::string at = f.pointer_to("id");
+  check_budget(st.devices, ids.size(), limits::kMaxDevices, "devices", f);
+  std::set<std::string_view> seen;
+  for (const std::string& id : ids) {
+    if (id.empty()) throw InputError(st.source, at, "empty device id");
+    if (id.size() > limits::kMaxIdLength)
+      throw InputError(st.source, at,
+                       "device id longer than " + std::to_string(limits::kMaxIdLength) +
+                           " characters (docs/limits.md)");
+    if (st.topo.find(id) || !seen.insert(id).second)
+      throw InputError(st.source, at, "duplicate device id '" + id + "'");
+  }
+}
 
 void parse_device(const io::JsonReader& f, ParseState& st) {
   const Catalog& cat = st.cat;
   check_keys(f, {"id", "type", "model", "node", "tier", "comment"});
   const std::vector<std::string> ids =
       detail::expand_range(f.str("id"), st.source, f.pointer_to("id"));
+  check_new_ids(ids, f, st);
   try {
     const DeviceType type = parse_device_type(f);
     std::string model = f.str_or("model", "");
@@ -82,11 +112,7 @@ void parse_device(const io::JsonReader& f, ParseState& st) {
       require_catalog([&](const std::string& n) { cat.nic(n); }, model, f, "model");
     }
     const int tier = f.has("tier") ? f.integer("tier", 0) : (type == DeviceType::NetSwitch ? 1 : 0);
-    for (const std::string& id : ids) {
-      if (st.topo.find(id)) {
-        throw InputError(st.source, f.pointer_to("id"), "duplicate device id '" + id + "'");
-      }
-    }
+    if (type == DeviceType::Gpu) check_budget(st.gpus, ids.size(), limits::kMaxGpus, "GPUs", f);
     // One server (node 0) unless "node" says otherwise; fabric switches sit outside servers (-1).
     const int node =
         f.has("node") ? f.integer("node", -1) : (type == DeviceType::NetSwitch ? -1 : 0);
@@ -131,19 +157,27 @@ void parse_link(const io::JsonReader& f, ParseState& st) {
   const LinkSpec* spec = cat.find_link(type);
   if (!spec) require_catalog([&](const std::string& n) { cat.link(n); }, type, f, "type");
   const int count = f.has("count") ? f.integer("count", 1) : 1;
+  if (count * spec->GBps > limits::kMaxLinkGBps)
+    throw InputError(st.source, f.pointer_to("count"),
+                     std::to_string(count) + " x " + type + " is more than " +
+                         nlohmann::json(limits::kMaxLinkGBps).dump() +
+                         " GB/s per direction (docs/limits.md)");
   Link proto;
   proto.kind = spec->kind;
   proto.type = type;
   proto.count = count;
   // bw_GBps overrides the whole bundle's per-direction bandwidth (a measured or derated link).
-  proto.bw_GBps = f.has("bw_GBps") ? f.number("bw_GBps", 0, true) : count * spec->GBps;
+  proto.bw_GBps = f.has("bw_GBps") ? f.number_at_most("bw_GBps", 0, limits::kMaxLinkGBps, true)
+                                   : count * spec->GBps;
   proto.efficiency = spec->efficiency;
   if (f.has("efficiency")) {
     proto.efficiency = f.number("efficiency", 0, true);
     if (proto.efficiency > 1)
       throw InputError(st.source, f.pointer_to("efficiency"), "must be <= 1");
   }
-  proto.latency_us = f.has("latency_us") ? f.number("latency_us", 0, false) : spec->latency_us;
+  proto.latency_us = f.has("latency_us")
+                         ? f.number_at_most("latency_us", 0, limits::kMaxLinkLatency_us, false)
+                         : spec->latency_us;
   const std::vector<int> from = resolve(f, "from", st), to = resolve(f, "to", st);
   if (from.size() != to.size() && from.size() != 1 && to.size() != 1) {
     throw InputError(st.source, f.pointer(),
@@ -152,12 +186,22 @@ void parse_link(const io::JsonReader& f, ParseState& st) {
                          "; ranges must have equal lengths, or one side must be a single device");
   }
   const std::size_t n = std::max(from.size(), to.size());
+  check_budget(st.links, n, limits::kMaxLinks, "links", f);
   for (std::size_t k = 0; k < n; ++k) {
     Link l = proto;
     l.a = from[from.size() == 1 ? 0 : k];
     l.b = to[to.size() == 1 ? 0 : k];
     st.topo.add_link(std::move(l));
   }
+}
+
+// One InputError for all collected problems: the first one's location, the others on more lines.
+[[noreturn]] void throw_collected(const ParseState& st) {
+  const InputError& first = st.errors.front();
+  std::string detail = first.detail();
+  for (std::size_t i = 1; i < st.errors.size(); ++i)
+    detail += std::string("\n") + st.errors[i].what();
+  throw InputError(first.source(), first.location(), detail);
 }
 
 // Runs `parse_one` on every entry of `arr`, collecting InputErrors instead of stopping.
@@ -169,18 +213,14 @@ void parse_entries(const json& arr, const std::string& key, ParseState& st, Fn p
                 st);
     } catch (const InputError& e) {
       st.errors.push_back(e);
+      // Enough to fix the file; the rest of a huge broken file is not worth a suggestion each.
+      if (st.errors.size() >= limits::kMaxReportedErrors) {
+        st.errors.push_back(InputError(st.source, "", "(further errors not checked)"));
+        throw_collected(st);
+      }
     } catch (const SkipEntry&) {
     }
   }
-}
-
-// One InputError for all collected problems: the first one's location, the others on more lines.
-[[noreturn]] void throw_collected(const ParseState& st) {
-  const InputError& first = st.errors.front();
-  std::string detail = first.detail();
-  for (std::size_t i = 1; i < st.errors.size(); ++i)
-    detail += std::string("\n") + st.errors[i].what();
-  throw InputError(first.source(), first.location(), detail);
 }
 
 const json& require_array(const io::JsonReader& f, const std::string& key) {
@@ -209,8 +249,11 @@ io::TopologyDocument io::parse_topology_document(const std::string& text,
   t.description = top.str_or("description", "");
   const json& devices = require_array(top, "devices");
   const json& links = require_array(top, "links");
-  t.reserve(devices.size() * 8, links.size() * 8);
-  ParseState st{source, t, t.catalog(), {}, {}, {}};
+  // Ranges make ~8 devices per entry in a server file; the caps keep a file of a million empty
+  // entries from reserving billions.
+  t.reserve(std::min(devices.size() * 8, limits::kMaxDevices),
+            std::min(links.size() * 8, limits::kMaxLinks));
+  ParseState st{source, t, t.catalog(), {}, {}, {}, 0, 0, 0};
   parse_entries(devices, "devices", st, parse_device);
   parse_entries(links, "links", st, parse_link);
   if (!st.errors.empty()) throw_collected(st);

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <variant>
 
+#include "io/cluster_errors.hpp"
 #include "io/topology_document.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -41,9 +42,49 @@ LoadedText read_topology_text(const std::string& name_or_path) {
   }
 }
 
+// The same file however it is named ("a.json", "./a.json"): its canonical path, or the name of
+// a built-in topology.
+std::string file_identity(const std::string& name) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(name, ec)) return name;
+  const auto canonical = std::filesystem::weakly_canonical(name, ec);
+  return ec ? name : canonical.string();
+}
+
+// Cluster files being parsed on this thread, outermost first. A cluster's server must be a
+// server, so a cluster met while another is parsed is refused at once, before it loads its own
+// server: a file naming itself, or two naming each other, would otherwise recurse until the
+// stack overflows.
+thread_local std::vector<std::pair<std::string, std::string>> t_cluster_chain;  // {id, name}
+
+struct ClusterChainEntry {
+  ClusterChainEntry(const std::string& source, const std::string& server) {
+    if (!t_cluster_chain.empty()) {
+      std::string cycle;
+      const std::string self = file_identity(source), target = file_identity(server);
+      bool closed = target == self;
+      for (const auto& [id, name] : t_cluster_chain) {
+        cycle += name + " -> ";
+        closed = closed || id == target;
+      }
+      // A file naming itself: "a.json -> a.json", not the same name three times.
+      if (self != t_cluster_chain.back().first) cycle += source + " -> ";
+      cycle += server;
+      throw InputError(source, "/cluster/server",
+                       closed ? "cluster files form a cycle: " + cycle
+                              : "is a cluster, not a server (" + cycle + ")");
+    }
+    t_cluster_chain.emplace_back(file_identity(source), source);
+  }
+  ~ClusterChainEntry() { t_cluster_chain.pop_back(); }
+  ClusterChainEntry(const ClusterChainEntry&) = delete;
+  ClusterChainEntry& operator=(const ClusterChainEntry&) = delete;
+};
+
 // The cluster a document describes: its server loaded by name (errors located at
-// /cluster/server), then generated.
+// /cluster/server), then generated (errors at the option's pointer under /cluster).
 Topology resolve_cluster(const io::ClusterDocument& doc) {
+  const ClusterChainEntry in_chain(doc.source, doc.server);
   Topology server;
   try {
     server = load_topology(doc.server);
@@ -52,7 +93,12 @@ Topology resolve_cluster(const io::ClusterDocument& doc) {
   }
   if (!server.fabric.kind.empty())
     throw InputError(doc.source, "/cluster/server", "'" + server.name + "' is already a cluster");
-  Topology cluster = make_cluster(server, doc.options);
+  Topology cluster;
+  try {
+    cluster = make_cluster(server, doc.options);
+  } catch (const InputError& e) {
+    throw detail::locate_cluster_error(e, doc.source, true);
+  }
   cluster.name = doc.name;
   if (!doc.description.empty()) cluster.description = doc.description;
   return cluster;
@@ -84,7 +130,11 @@ Topology load_topology(const std::string& name_or_path, const ClusterOptions& op
   if (!t.fabric.kind.empty() || t.node_count() > 1) {
     throw InputError(loaded.source, "", "is already a cluster; a node count applies to a server");
   }
-  return make_cluster(t, options);
+  try {
+    return make_cluster(t, options);
+  } catch (const InputError& e) {
+    throw detail::locate_cluster_error(e, loaded.source, false);
+  }
 }
 
 }  // namespace topoplan

@@ -4,11 +4,14 @@
 #include <cctype>
 
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 
 namespace topoplan::detail {
 namespace {
 
-constexpr long kMaxExpansion = 1000000;  // guards against "gpu[0-999999999]" exhausting memory
+// One range never names more devices than a topology may hold GPUs ("gpu[0-999999999]" would
+// exhaust memory before any count is checked), nor ids longer than limits::kMaxIdLength.
+constexpr long kMaxExpansion = static_cast<long>(limits::kMaxGpus);
 
 long parse_index(const std::string& text, const std::string& source, const std::string& pointer,
                  const std::string& pattern) {
@@ -37,6 +40,12 @@ std::vector<std::string> expand_range(const std::string& pattern, const std::str
   }
   const std::string prefix = pattern.substr(0, open), suffix = pattern.substr(close + 1);
   const std::string body = pattern.substr(open + 1, close - open - 1);
+  // An index has at most 9 digits (parse_index), so this bounds every id the range produces.
+  if (prefix.size() + suffix.size() + 9 > limits::kMaxIdLength) {
+    throw InputError(source, pointer,
+                     "bad range: ids longer than " + std::to_string(limits::kMaxIdLength) +
+                         " characters (docs/limits.md)");
+  }
   std::vector<std::string> out;
   std::size_t start = 0;
   while (start <= body.size()) {
@@ -53,7 +62,9 @@ std::vector<std::string> expand_range(const std::string& pattern, const std::str
           "bad range '" + pattern + "': " + std::to_string(lo) + " > " + std::to_string(hi));
     }
     if (static_cast<long>(out.size()) + (hi - lo + 1) > kMaxExpansion) {
-      throw InputError(source, pointer, "bad range '" + pattern + "': expands to too many ids");
+      throw InputError(source, pointer,
+                       "bad range '" + pattern + "': expands to more than " +
+                           std::to_string(kMaxExpansion) + " ids (docs/limits.md)");
     }
     for (long i = lo; i <= hi; ++i) out.push_back(prefix + std::to_string(i) + suffix);
     start = comma + 1;

@@ -51,12 +51,26 @@ struct Step {
 
 class Search {
  public:
+  // dst < 0: no single destination; the moves are those towards a NIC (min_classes()).
   Search(const Topology& t, int src, int dst, const SearchScope& s)
       : t_(t),
         src_(src),
         dst_(dst),
         scope_(s),
-        dst_is_nic_(t.device(dst).type == DeviceType::Nic) {}
+        dst_is_nic_(dst < 0 || t.device(dst).type == DeviceType::Nic) {}
+
+  // Pass 1 run to completion: the smallest worst-hop class from src to every device of the
+  // scope (by local index; DIS when unreachable), with the moves allowed towards a NIC.
+  std::vector<PathClass> min_classes() const {
+    const std::vector<int> best = min_class_labels(local(src_) * kModes);
+    std::vector<PathClass> out(static_cast<std::size_t>(states() / kModes), PathClass::DIS);
+    for (int st = 0; st < states(); ++st) {
+      if (st % kModes == kOnRelay || best[static_cast<std::size_t>(st)] == kUnreached) continue;
+      auto& c = out[static_cast<std::size_t>(st / kModes)];
+      c = std::min(c, static_cast<PathClass>(best[static_cast<std::size_t>(st)]));
+    }
+    return out;
+  }
 
   Path run() {
     Path p;
@@ -88,7 +102,7 @@ class Search {
     return static_cast<int>(n) * kModes;
   }
   bool is_target(int state) const {
-    return state / kModes == local(dst_) && state % kModes != kOnRelay;
+    return dst_ >= 0 && state / kModes == local(dst_) && state % kModes != kOnRelay;
   }
 
   // Calls f(Step) for every move out of `state`.
@@ -140,9 +154,19 @@ class Search {
     }
   }
 
+  static constexpr int kUnreached = std::numeric_limits<int>::max();
+
   // Pass 1: the smallest achievable worst-hop class (minimax Dijkstra; exact).
   PathClass min_class(int start) const {
-    std::vector<int> best(states(), std::numeric_limits<int>::max());
+    PathClass found = PathClass::DIS;
+    min_class_labels(start, &found);
+    return found;
+  }
+
+  // Minimax Dijkstra from `start`: stops at the target (its class in *found) when there is one,
+  // else labels every state. Returns the labels (kUnreached where not reached).
+  std::vector<int> min_class_labels(int start, PathClass* found = nullptr) const {
+    std::vector<int> best(states(), kUnreached);
     using Item = std::pair<int, int>;
     std::priority_queue<Item, std::vector<Item>, std::greater<>> pq;
     best[start] = static_cast<int>(PathClass::LOC);
@@ -152,7 +176,10 @@ class Search {
                 s = pq.top().second;  // not bindings: clang 14 cannot capture those
       pq.pop();
       if (c != best[s]) continue;
-      if (is_target(s)) return static_cast<PathClass>(c);
+      if (is_target(s)) {
+        if (found) *found = static_cast<PathClass>(c);
+        return best;
+      }
       for_each_step(s, [&](const Step& st) {
         const int nc = std::max(c, static_cast<int>(st.cls));
         if (nc < best[st.state]) {
@@ -161,7 +188,7 @@ class Search {
         }
       });
     }
-    return PathClass::DIS;
+    return best;
   }
 
   // Pass 2: the widest bottleneck using only hops of class <= cls (maximin Dijkstra; exact).
@@ -221,6 +248,11 @@ class Search {
 };
 
 }  // namespace
+
+std::vector<PathClass> min_classes_to_nics(const Topology& topology, int src,
+                                           const SearchScope& scope) {
+  return Search(topology, src, -1, scope).min_classes();
+}
 
 Path best_path(const Topology& topology, int src, int dst, const SearchScope& scope) {
   if (src == dst) return Path{src, dst, {}, PathClass::LOC, 0, 0};

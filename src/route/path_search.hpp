@@ -26,4 +26,11 @@ PathClass hop_class(const Link& link, const Device& from, const Device& to);
 // `dst` is a NIC, leaving by PCIe (PXN). Returns cls == DIS with no hops when unreachable.
 Path best_path(const Topology& topology, int src, int dst, const SearchScope& scope);
 
+// best_path's first pass from `src` to every device of `scope` at once, with the moves allowed
+// towards a NIC (PXN relays): the class before best_path's final PHB -> P2C relabelling, indexed
+// like scope (local index; DIS when unreachable). Lets NIC selection search full paths only to
+// the few NICs that can win, instead of to every NIC of a 20,000-NIC server.
+std::vector<PathClass> min_classes_to_nics(const Topology& topology, int src,
+                                           const SearchScope& scope);
+
 }  // namespace topoplan::route

@@ -1,7 +1,9 @@
 // Router: cached NCCL-rule paths inside servers, structural routes between servers.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "route/fabric_index.hpp"
 #include "route/path_search.hpp"
@@ -37,15 +39,55 @@ struct Router::Impl {
   mutable std::unordered_map<std::uint64_t, Path> template_paths;
   mutable std::unordered_map<std::uint64_t, Path> paths;  // every path handed out, by (src, dst)
   mutable std::unordered_map<std::uint64_t, int> template_nic;  // (server, gpu) → nic, template
+  mutable std::unordered_map<int, bool> amd_cpu;                // node → amd_cpu_server()
 
   const Path& in_template(int src, int dst) const {  // src, dst inside one template server
     auto [it, fresh] = template_paths.try_emplace(pair_key(src, dst));
     if (fresh) {
-      const int g = servers.group(src);
-      route::SearchScope scope{&servers.members(g), &servers.slot_of(), false};
-      it->second = route::best_path(topo, src, dst, scope);
+      if (auto p = via_one_switch(src, dst)) {
+        it->second = std::move(*p);
+      } else {
+        const int g = servers.group(src);
+        route::SearchScope scope{&servers.members(g), &servers.slot_of(), false};
+        it->second = route::best_path(topo, src, dst, scope);
+      }
     }
     return it->second;
+  }
+
+  // The directed link from `gpu` to its NVSwitch when that one link is all its NVLink (HGX,
+  // NVL72), else -1. Cached per device: -2 = not looked at yet.
+  mutable std::vector<DirLink> switch_link;
+  DirLink sole_switch_link(int gpu) const {
+    if (switch_link.empty()) switch_link.assign(topo.device_count(), -2);
+    DirLink& cached = switch_link[static_cast<std::size_t>(gpu)];
+    if (cached != -2) return cached;
+    cached = -1;
+    if (topo.device(gpu).type != DeviceType::Gpu) return cached;
+    DirLink out = -1;
+    for (const Adjacent& a : topo.neighbours(gpu)) {
+      if (topo.link(link_of(a.out)).kind != LinkKind::NVLink) continue;
+      if (out >= 0 || topo.device(a.device).type != DeviceType::NvSwitch) return cached;
+      out = a.out;
+    }
+    return cached = out;
+  }
+
+  // GPU -> NVSwitch -> GPU when both GPUs' only NVLink goes to the same switch: then every
+  // NVL-class path starts and ends with those two links, so this one is best_path's answer
+  // (class NVL, their narrower bandwidth, two hops) without a search that is linear in the
+  // server's size (a 20,000-GPU NVLink domain made every pair cost 100,000 states).
+  std::optional<Path> via_one_switch(int src, int dst) const {
+    if (src == dst) return std::nullopt;
+    const DirLink a = sole_switch_link(src), b = sole_switch_link(dst);
+    if (a < 0 || b < 0 || topo.to_device(a) != topo.to_device(b)) return std::nullopt;
+    const DirLink in = b ^ 1;  // the same link, switch -> dst
+    return Path{src,
+                dst,
+                {a, in},
+                PathClass::NVL,
+                std::min(topo.bw_GBps(a), topo.bw_GBps(in)),
+                topo.link(link_of(a)).latency_us + topo.link(link_of(in)).latency_us};
   }
 
   // Path inside one server, computed on its template and translated.
@@ -88,19 +130,52 @@ struct Router::Impl {
     return it->second < 0 ? -1 : servers.same_slot(it->second, g);
   }
 
+  // The NICs of server `g` (of `plane`, when >= 0) that can be closest to `gpu`, by server slot.
+  // A full path search per NIC is linear in the server's size, so picking among 20,000 NICs
+  // was quadratic; one multi-target first pass gives every NIC's class, and only NICs at the
+  // best class (or at PHB, which best_path may relabel P2C) go on to the full search.
+  std::vector<char> nic_candidates(int gpu, int g, int plane) const {
+    const auto& members = servers.members(g);
+    route::SearchScope scope{&members, &servers.slot_of(), false};
+    const std::vector<PathClass> cls = route::min_classes_to_nics(topo, gpu, scope);
+    auto eligible = [&](std::size_t i) {
+      const int d = members[i];
+      return topo.device(d).type == DeviceType::Nic && (plane < 0 || fabric.plane(d) == plane) &&
+             cls[i] != PathClass::DIS;
+    };
+    PathClass lowest = PathClass::DIS;
+    for (std::size_t i = 0; i < members.size(); ++i)
+      if (eligible(i)) lowest = std::min(lowest, cls[i]);
+    std::vector<char> out(members.size(), 0);
+    for (std::size_t i = 0; i < members.size(); ++i)
+      out[i] = eligible(i) &&
+               (cls[i] == lowest || (cls[i] == PathClass::PHB && lowest >= PathClass::P2C));
+    return out;
+  }
+
   // Closest NIC of server `g` to `gpu` (optionally only NICs of fabric plane `plane`). Ties go
   // to the NIC with the GPU's local index, else the (local index mod ties)-th: the same rail on
   // every server.
   int pick_nic(int gpu, int g, int plane) const {
+    if (auto local = pick_local_nic(gpu, g, plane)) return *local;
     std::vector<std::pair<const Path*, int>> best;
+    const std::vector<char> may_win = nic_candidates(gpu, g, plane);
     for (int d : servers.members(g)) {
-      if (topo.device(d).type != DeviceType::Nic) continue;
-      if (plane >= 0 && fabric.plane(d) != plane) continue;
-      const Path& p = in_template(gpu, d);
-      if (p.cls == PathClass::DIS) continue;
-      if (best.empty() || closer(p, *best.front().first)) best.clear();
-      if (best.empty() || !closer(*best.front().first, p)) best.push_back({&p, d});
+      if (!may_win[static_cast<std::size_t>(servers.slot(d))]) continue;
+      keep_closest(best, in_template(gpu, d), d);
     }
+    return rail_choice(best, gpu);
+  }
+
+  // Keeps in `best` the NICs whose path is closest by NCCL's order (ties all kept).
+  static void keep_closest(std::vector<std::pair<const Path*, int>>& best, const Path& p, int d) {
+    if (p.cls == PathClass::DIS) return;
+    if (best.empty() || closer(p, *best.front().first)) best.clear();
+    if (best.empty() || !closer(*best.front().first, p)) best.push_back({&p, d});
+  }
+
+  // Among equally close NICs: the GPU's own rail, else the (local index mod ties)-th.
+  int rail_choice(std::vector<std::pair<const Path*, int>>& best, int gpu) const {
     if (best.empty()) return -1;
     std::sort(best.begin(), best.end(), [&](const auto& x, const auto& y) {
       return topo.device(x.second).local_index < topo.device(y.second).local_index;
@@ -109,6 +184,58 @@ struct Router::Impl {
     for (const auto& [p, d] : best)
       if (topo.device(d).local_index == li) return d;  // GPU i and NIC i: the same rail
     return best[static_cast<std::size_t>(li) % best.size()].second;
+  }
+
+  // The closest NIC when one is reachable without NVLink at a class better than PXN: every path
+  // towards a NIC that uses NVLink relays through a GPU (class >= PXN) as long as NVSwitches
+  // carry only NVLink, so the search can stay in the GPU's PCIe/C2C/CPU neighbourhood (a few
+  // devices) instead of the whole server: NIC choice for every GPU of a 20,000-GPU NVLink
+  // domain was quadratic. The paths found are exact and cached. nullopt: search the server.
+  std::optional<int> pick_local_nic(int gpu, int g, int plane) const {
+    if (!nvswitches_pure()) return std::nullopt;
+    if (local_slot.empty()) local_slot.assign(topo.device_count(), -1);
+    std::vector<int> comp{gpu};  // the non-NVLink, non-network component of gpu in server g
+    local_slot[static_cast<std::size_t>(gpu)] = 0;
+    for (std::size_t i = 0; i < comp.size(); ++i)
+      for (const Adjacent& a : topo.neighbours(comp[i])) {
+        const LinkKind k = topo.link(link_of(a.out)).kind;
+        if (k == LinkKind::NVLink || k == LinkKind::Network || servers.group(a.device) != g ||
+            local_slot[static_cast<std::size_t>(a.device)] >= 0)
+          continue;
+        local_slot[static_cast<std::size_t>(a.device)] = static_cast<int>(comp.size());
+        comp.push_back(a.device);
+      }
+    std::vector<std::pair<Path, int>> found;
+    const route::SearchScope scope{&comp, &local_slot, false};
+    for (int d : comp)
+      if (topo.device(d).type == DeviceType::Nic && (plane < 0 || fabric.plane(d) == plane))
+        found.emplace_back(route::best_path(topo, gpu, d, scope), d);
+    for (int d : comp) local_slot[static_cast<std::size_t>(d)] = -1;
+    std::vector<std::pair<const Path*, int>> best;
+    for (const auto& [p, d] : found) keep_closest(best, p, d);
+    if (best.empty() || best.front().first->cls >= PathClass::PXN) return std::nullopt;
+    // Only paths better than PXN are the server-wide answer; a local PHB path to another rail's
+    // NIC may lose to a PXN relay, so it is not cached.
+    for (const auto& [p, d] : found)
+      if (p.cls < PathClass::PXN) template_paths.try_emplace(pair_key(gpu, d), p);
+    return rail_choice(best, gpu);
+  }
+
+  // Whether every NVSwitch's links are NVLink (a switch with a PCIe uplink could reach a NIC
+  // without a relay GPU, and pick_local_nic's argument would not hold).
+  mutable int pure_switches = -1;  // -1: not looked at yet
+  mutable std::vector<int> local_slot;
+  bool nvswitches_pure() const {
+    if (pure_switches < 0) {
+      pure_switches = 1;
+      for (std::size_t l = 0; l < topo.link_count(); ++l) {
+        const Link& link = topo.link(static_cast<int>(l));
+        const bool touches = topo.device(link.a).type == DeviceType::NvSwitch ||
+                             topo.device(link.b).type == DeviceType::NvSwitch;
+        if (touches && link.kind != LinkKind::NVLink) pure_switches = 0;
+      }
+    }
+    return pure_switches == 1;
   }
 
   // src and dst in different servers (or an intra-server pair without P2P): GPU → NIC → fabric
@@ -229,6 +356,32 @@ bool Router::servers_alike() const {
     if (t != first) return false;
   }
   return true;
+}
+
+bool Router::amd_cpu_server(int gpu) const {
+  const Topology& t = impl_->topo;
+  const int node = t.device(gpu).node;
+  auto [it, fresh] = impl_->amd_cpu.try_emplace(node, false);
+  if (!fresh) return it->second;
+  std::vector<int> stack{gpu};
+  std::vector<char> seen(t.device_count(), 0);
+  seen[static_cast<std::size_t>(gpu)] = 1;
+  while (!stack.empty()) {
+    const int d = stack.back();
+    stack.pop_back();
+    const Device& dev = t.device(d);
+    if (dev.type == DeviceType::Cpu && dev.model.find("AMD") != std::string::npos)
+      return it->second = true;
+    for (const Adjacent& a : t.neighbours(d)) {
+      if (t.link(link_of(a.out)).kind == LinkKind::Network || t.device(a.device).node != node)
+        continue;
+      if (!seen[static_cast<std::size_t>(a.device)]) {
+        seen[static_cast<std::size_t>(a.device)] = 1;
+        stack.push_back(a.device);
+      }
+    }
+  }
+  return false;
 }
 
 int Router::server_slot(int device) const {

@@ -1,6 +1,7 @@
 // TopologySummary: the figures `topoplan topo show` prints.
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "topoplan/route.hpp"
 
@@ -9,7 +10,43 @@ namespace topoplan {
 namespace {
 constexpr std::array kTypes{DeviceType::Gpu, DeviceType::NvSwitch, DeviceType::PcieSwitch,
                             DeviceType::Cpu, DeviceType::Nic,      DeviceType::NetSwitch};
+
+// GPUs of `first`'s server reachable at class NVL or NVB, itself included: NVLink hops only,
+// through NVSwitches and at most one relay GPU (NCCL's NVB, the rule of path_search.hpp). One BFS
+// over (device, relays used) instead of a path search per GPU, which was quadratic on a 20,000-GPU
+// NVLink domain.
+// GPUs without peer-to-peer (GeForce) talk through host memory (Router::path), never at NVL.
+int nvlink_domain_size(const Topology& t, int first) {
+  if (!t.gpu_spec(first).p2p) return 1;
+  const int node = t.device(first).node;
+  std::vector<std::array<char, 2>> seen(t.device_count(), {0, 0});
+  std::vector<char> counted(t.device_count(), 0);
+  std::vector<std::pair<int, int>> frontier{{first, 0}};
+  seen[static_cast<std::size_t>(first)][0] = 1;
+  counted[static_cast<std::size_t>(first)] = 1;
+  int domain = 1;
+  while (!frontier.empty()) {
+    const auto [dev, relays] = frontier.back();
+    frontier.pop_back();
+    for (const Adjacent& a : t.neighbours(dev)) {
+      if (t.link(link_of(a.out)).kind != LinkKind::NVLink) continue;
+      const Device& to = t.device(a.device);
+      if (to.node != node || a.device == first) continue;
+      int next = relays;
+      if (to.type == DeviceType::Gpu) {
+        if (!counted[static_cast<std::size_t>(a.device)] && t.gpu_spec(a.device).p2p) ++domain;
+        counted[static_cast<std::size_t>(a.device)] = 1;
+        if (relays > 0) continue;  // a second relay GPU would be beyond NVB
+        next = 1;
+      }
+      if (seen[static_cast<std::size_t>(a.device)][static_cast<std::size_t>(next)]) continue;
+      seen[static_cast<std::size_t>(a.device)][static_cast<std::size_t>(next)] = 1;
+      frontier.emplace_back(a.device, next);
+    }
+  }
+  return domain;
 }
+}  // namespace
 
 TopologySummary summarize(const Router& router, bool with_bisection) {
   const Topology& t = router.topology();
@@ -36,9 +73,7 @@ TopologySummary summarize(const Router& router, bool with_bisection) {
   const int first = t.gpus().front();
   s.gpu_model = t.device(first).model;
   // The NVLink domain never crosses the network, so only the first GPU's server is searched.
-  s.nvlink_domain = 1;
-  for (int g : t.gpus_of_node(std::max(0, t.device(first).node)))
-    if (g != first && router.path(first, g).cls <= PathClass::NVB) ++s.nvlink_domain;
+  s.nvlink_domain = nvlink_domain_size(t, first);
   s.nvlink_GBps = router.nvlink_domain_GBps(first);
   for (const Adjacent& a : t.neighbours(first))
     if (t.link(link_of(a.out)).kind == LinkKind::PCIe) s.pcie_GBps += t.bw_GBps(a.out);

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "core/error_of.hpp"
+
 #include "topoplan/error.hpp"
 
 using namespace topoplan;
@@ -11,15 +13,7 @@ using io::JsonReader;
 using nlohmann::json;
 
 namespace {
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 }  // namespace
 
 TEST_CASE("json reader: pointers escape ~ and / (RFC 6901)") {

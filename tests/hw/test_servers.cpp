@@ -177,3 +177,34 @@ TEST_CASE("built-in cluster file: 16 x hgx-h20-8 on rail-optimized NDR400") {
   CHECK(c.nics_of_node(15).size() == 8);
   for (const auto& d : c.validate()) FAIL_CHECK(d.location << ": " << d.message);
 }
+
+TEST_CASE("cluster files that name themselves or each other are a named cycle, not a crash") {
+  // Both used to recurse parse_cluster -> load_topology until the stack overflowed.
+  const auto dir = std::filesystem::temp_directory_path() / "topoplan_test_cycle";
+  std::filesystem::create_directories(dir);
+  const std::string self = (dir / "self.json").string(), a = (dir / "a.json").string(),
+                    b = (dir / "b.json").string();
+  auto cluster_file = [](const std::string& path, const std::string& server) {
+    std::ofstream(path) << R"({"name": "c", "cluster": {"server": ")" + server +
+                               R"(", "count": 2}})";
+  };
+  cluster_file(self, self);
+  cluster_file(a, b);
+  cluster_file(b, a);
+  CHECK_THROWS_WITH_AS(
+      load_topology(self),
+      doctest::Contains(("cluster files form a cycle: " + self + " -> " + self).c_str()),
+      InputError);
+  CHECK_THROWS_WITH_AS(
+      load_topology(a),
+      doctest::Contains(("cluster files form a cycle: " + a + " -> " + b + " -> " + a).c_str()),
+      InputError);
+  // A cluster's own errors name the file and the pointer (was "cluster: fabric.tiers: ...").
+  std::ofstream(a) << R"({"name": "c", "cluster": {"server": "hgx-h100-8", "count": 2,
+                         "fabric": {"tiers": 5}}})";
+  CHECK_THROWS_WITH_AS(
+      load_topology(a),
+      doctest::Contains((a + ": /cluster/fabric/tiers: must be 1 to 4, got 5").c_str()),
+      InputError);
+  std::filesystem::remove_all(dir);
+}

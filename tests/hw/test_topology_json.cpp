@@ -297,3 +297,55 @@ TEST_CASE("the custom-accelerator example parses: 8 GPUs, every pair one Infinit
         doctest::Approx(g.nvlink_GBps));  // 7 x 64 = 448
   CHECK(t.validate().empty());
 }
+
+TEST_CASE("ids: empty, too long and repeated inside one range are located input errors") {
+  const std::string gpu = R"("type": "gpu", "model": "H20"})";
+  CHECK(error_of(with(R"({"id": "", )" + gpu, "")) == "t.json: /devices/0/id: empty device id");
+  CHECK(error_of(with(R"({"id": "gpu[0-3,2]", )" + gpu, "")) ==
+        "t.json: /devices/0/id: duplicate device id 'gpu2'");
+  CHECK(error_of(with(R"({"id": "gpu[0-7]", )" + gpu + R"(, {"id": "gpu0", )" + gpu, "")) ==
+        "t.json: /devices/1/id: duplicate device id 'gpu0'");
+  CHECK(error_of(with(R"({"id": ")" + std::string(257, 'g') + R"(", )" + gpu, "")) ==
+        "t.json: /devices/0/id: device id longer than 256 characters (docs/limits.md)");
+}
+
+TEST_CASE("ranges and totals are capped before anything is allocated") {
+  // 131,072 ids in one range is the cap; one more is refused, as is a prefix that would make
+  // ids past 256 characters (9 digits of index + 248 of prefix = 257).
+  CHECK(detail::expand_range("g[0-131071]", "t.json", "/x").size() == 131072);
+  CHECK_THROWS_WITH_AS(detail::expand_range("g[0-131072]", "t.json", "/x"),
+                       doctest::Contains("expands to more than 131072 ids"), InputError);
+  CHECK_THROWS_WITH_AS(detail::expand_range(std::string(248, 'p') + "[0-1]", "t.json", "/x"),
+                       doctest::Contains("ids longer than 256"), InputError);
+  // Two ranges of 100,000 GPUs: the second passes the 131,072-GPU cap (and names its entry).
+  const std::string two = with(R"({"id": "a[0-99999]", "type": "gpu", "model": "H20"},
+                                  {"id": "b[0-99999]", "type": "gpu", "model": "H20"})",
+                               "");
+  CHECK(error_of(two) ==
+        "t.json: /devices/1: more than 131072 GPUs in one topology "
+        "(docs/limits.md)");
+}
+
+TEST_CASE("link latency, bandwidth and count have upper bounds, a huge node does not wrap") {
+  const std::string l = R"({"from": "gpu[0-3]", "to": "nvs", "type": "nvlink4", )";
+  CHECK(error_of(with(kDevs, l + R"("latency_us": 1e308})"))
+            .find("t.json: /links/0/latency_us: must be <= 1000000") == 0);
+  CHECK(error_of(with(kDevs, l + R"("bw_GBps": 1e300})"))
+            .find("t.json: /links/0/bw_GBps: must be <= 1000000") == 0);
+  // 1e9 links of 25 GB/s (nvlink4) = 2.5e10 GB/s, past 1e6.
+  CHECK(error_of(with(kDevs, l + R"("count": 1000000000})"))
+            .find("t.json: /links/0/count: 1000000000 x nvlink4 is more than 1000000") == 0);
+  CHECK(error_of(
+            with(R"({"id": "g", "type": "gpu", "model": "H20", "node": 18446744073709551615})", ""))
+            .find("/devices/0/node: must be <= 1000000000") != std::string::npos);
+}
+
+TEST_CASE("a cluster's server count is capped by GPUs and devices before copies are made") {
+  ClusterOptions o;
+  o.nodes = 16385;  // x 8 GPUs = 131,080 > 131,072
+  CHECK_THROWS_WITH_AS(make_cluster(load_topology("hgx-h100-8"), o),
+                       doctest::Contains("16385 servers of 8 GPUs"), InputError);
+  // From the command line the error names the flag, not make_cluster's option name.
+  CHECK_THROWS_WITH_AS(load_topology("hgx-h100-8", o), doctest::Contains("--nodes: 16385 servers"),
+                       InputError);
+}

@@ -1,0 +1,64 @@
+// Resource bounds on every input, checked before anything is allocated (docs/limits.md says why
+// each is large enough for the biggest real system: a 100,000-GPU cluster, a 1,000-layer model).
+// Past a bound the input is refused with an InputError (exit 2) naming the file and JSON pointer,
+// never left to end as std::bad_alloc, the OOM killer, a stack overflow or a hang.
+#pragma once
+
+#include <cstddef>
+
+namespace topoplan::limits {
+
+// Bytes read from one input file. A 16,384-server HGX H100 cluster (131,072 GPUs) written out
+// explicitly, one JSON entry per device and link, is 88 MB; nlohmann's document of it takes
+// ~0.8 GB, so 256 MiB keeps the worst accepted file near 2.5 GB of memory (docs/limits.md).
+inline constexpr std::size_t kMaxFileBytes = std::size_t{256} << 20;
+
+// Nesting depth of a JSON document (arrays and objects). Every format topoplan reads nests at
+// most 4 deep (a Hugging Face quantization_config inside the config); nlohmann's parser and
+// destructor recurse once per level, so 100,000 levels overflow the stack.
+inline constexpr int kMaxJsonDepth = 64;
+
+// GPUs in one topology (a file, a cluster file or --nodes): 131,072 = 2^17 covers a
+// 100,000-GPU cluster; docs/limits.md has the measured time of each command at this size.
+inline constexpr std::size_t kMaxGpus = std::size_t{1} << 17;
+
+// Devices (GPUs, CPUs, PCIe switches, NICs, network switches) in one topology: 16,384 HGX
+// H100 servers with their rail-optimized fabric are 387,072 devices (measured, docs/limits.md).
+inline constexpr std::size_t kMaxDevices = std::size_t{1} << 20;
+
+// Links in one topology: the same cluster has 770,048.
+inline constexpr std::size_t kMaxLinks = std::size_t{1} << 22;
+
+// Characters in one device id (after range expansion): ids are names such as "n12/gpu3".
+inline constexpr std::size_t kMaxIdLength = 256;
+
+// Layers of one model: the deepest published LLMs have 126 (Llama 3.1 405B) and 61 (DeepSeek-V3)
+// layers; 100,000 leaves three orders of magnitude and still answers in seconds.
+inline constexpr int kMaxModelLayers = 100'000;
+
+// Routed experts of one MoE layer: the most in a published model is Kimi K2's 384
+// (models/kimi-k2.json); 65,536 leaves two orders of magnitude.
+inline constexpr int kMaxExperts = 1 << 16;
+
+// Latency of one link in microseconds: network links are ~1-5 us, the slowest path topoplan
+// models (PCIe through a CPU) is ~2 us; 1 s is a unit typo, not a link (and 1e308 overflows the
+// sum along a path).
+inline constexpr double kMaxLinkLatency_us = 1e6;
+
+// Bandwidth of one link bundle, GB/s per direction: the widest in the catalog is a GB200 GPU's
+// 18 NVLink5 links at 900 GB/s (topologies/catalog/links.json); 10^6 GB/s is a unit typo.
+inline constexpr double kMaxLinkGBps = 1e6;
+
+// Rank pairs of one direct collective (all-to-all: one flow per ordered pair, an n x n traffic
+// matrix): 4096 ranks. The widest expert-parallel groups deployed are a few hundred GPUs
+// (DeepSeek's EP320 decode); an all-to-all over all 20,000 GPUs of one domain was 112 s, 15.6 GB.
+inline constexpr std::size_t kMaxDirectPairs = std::size_t{1} << 24;
+
+// Entries of one error report and names checked for "did you mean": the suggestion is an edit
+// distance per known name, so an unknown id in a file of 10^6 ids must not cost 10^6 of them
+// per bad entry.
+inline constexpr std::size_t kMaxReportedErrors = 20;
+inline constexpr std::size_t kMaxSuggestionCandidates = 100'000;
+inline constexpr std::size_t kMaxSuggestionNameLength = 128;
+
+}  // namespace topoplan::limits
