@@ -16,3 +16,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# Optional: clang and its libFuzzer runtime for the fuzz smoke run (issue 16). Not fatal: without
+# them scripts/test.sh skips the libFuzzer part (the regression replays still run under ctest).
+if ! command -v clang++ >/dev/null; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  [ ${#missing[@]} -gt 0 ] || $SUDO apt-get update -qq || true
+  $SUDO apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev ||
+    echo "install-deps: clang/libFuzzer not installed; the fuzz smoke run will be skipped"
+fi

@@ -14,9 +14,18 @@ done
 # Fuzz smoke (issue 16): the ctest runs above already replay every regression input through
 # each target (fuzz_replay_*, under ASan+UBSan in the asan preset); with clang, each libFuzzer
 # target also mutates from that corpus for FUZZ_SECONDS (10 by default, scripts/fuzz-smoke.sh).
-if command -v clang++ >/dev/null; then
+fuzzer_works() {  # clang with a libFuzzer runtime that links
+  command -v clang++ >/dev/null || return 1
+  local d; d=$(mktemp -d)
+  echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' >"$d/f.cpp"
+  clang++ -fsanitize=fuzzer "$d/f.cpp" -o "$d/f" 2>/dev/null; local rc=$?
+  rm -rf "$d"; return $rc
+}
+if fuzzer_works; then
   echo "== fuzz smoke"
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz -j "$jobs"
   bash scripts/fuzz-smoke.sh build/fuzz
+else
+  echo "== fuzz smoke skipped: no clang with libFuzzer (scripts/install-deps.sh installs it)"
 fi
