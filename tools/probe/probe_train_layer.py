@@ -50,7 +50,8 @@ def timeit(fn, reps=10, warm=3):
     return {"median_us": statistics.median(ts), "min_us": min(ts), "max_us": max(ts), "reps": reps}
 
 
-def layer_point(name, h, heads, kv, d, inter, T):
+def layer_passes(h, heads, kv, d, inter, T):
+    """One layer with its input and output gradient: (forward without autograd, forward+backward)."""
     L = Layer(h, heads, kv, d, inter).to(dev)
     x = torch.randn(1, T, h, device=dev, dtype=dt, requires_grad=True)
     gy = torch.randn(1, T, h, device=dev, dtype=dt)
@@ -60,9 +61,13 @@ def layer_point(name, h, heads, kv, d, inter, T):
             L(x)
 
     def fwd_bwd():
-        y = L(x)
-        y.backward(gy)
+        L(x).backward(gy)
 
+    return fwd, fwd_bwd
+
+
+def layer_point(name, h, heads, kv, d, inter, T):
+    fwd, fwd_bwd = layer_passes(h, heads, kv, d, inter, T)
     return {"name": name, "hidden": h, "heads": heads, "kv_heads": kv, "head_dim": d,
             "intermediate": inter, "tokens": T, "forward": timeit(fwd), "forward_backward": timeit(fwd_bwd)}
 
@@ -81,17 +86,7 @@ def profile_point(name, h, heads, kv, d, inter, T, reps=3):
     other = norms, activations, residual adds, copies, grad accumulation), from torch.profiler's
     CUDA kernel events: which part of the backward costs more than twice its forward."""
     from torch.profiler import profile, ProfilerActivity
-    L = Layer(h, heads, kv, d, inter).to(dev)
-    x = torch.randn(1, T, h, device=dev, dtype=dt, requires_grad=True)
-    gy = torch.randn(1, T, h, device=dev, dtype=dt)
-
-    def fwd():
-        with torch.no_grad():
-            L(x)
-
-    def fwd_bwd():
-        L(x).backward(gy)
-
+    fwd, fwd_bwd = layer_passes(h, heads, kv, d, inter, T)
     out = {"name": name, "op": "layer_profile", "hidden": h, "heads": heads, "kv_heads": kv,
            "head_dim": d, "intermediate": inter, "tokens": T, "reps": reps}
     for label, fn in (("forward", fwd), ("forward_backward", fwd_bwd)):
