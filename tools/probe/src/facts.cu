@@ -58,13 +58,20 @@ std::string topo_class(const Nvml& nv, void* a, void* b, const std::string& b_bu
   const int links = nv.nvlinks_to(a, b_bus);
   if (links > 0) return "NV" + std::to_string(links);
   switch (nv.common_ancestor(a, b)) {
-    case 0: return "X";
-    case 10: return "PIX";
-    case 20: return "PXB";
-    case 30: return "PHB";
-    case 40: return "NODE";
-    case 50: return "SYS";
-    default: return "unknown";
+    case 0:
+      return "X";
+    case 10:
+      return "PIX";
+    case 20:
+      return "PXB";
+    case 30:
+      return "PHB";
+    case 40:
+      return "NODE";
+    case 50:
+      return "SYS";
+    default:
+      return "unknown";
   }
 }
 

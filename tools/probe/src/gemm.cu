@@ -27,7 +27,9 @@ const char* variant_name(Variant v) {
   return v == Variant::Bf16 ? "bf16" : v == Variant::Fp8Tensor ? "fp8_tensor" : "fp8_block";
 }
 
-int ceil_div(long long a, long long b) { return static_cast<int>((a + b - 1) / b); }
+int ceil_div(long long a, long long b) {
+  return static_cast<int>((a + b - 1) / b);
+}
 
 struct Lt {
   cublasLtHandle_t h = nullptr;
@@ -94,8 +96,8 @@ std::unique_ptr<Matmul> configure(const Lt& lt, Variant v, int m, int n, int k, 
   cublasLtMatmulPreference_t pref;
   PROBE_LT(cublasLtMatmulPreferenceCreate(&pref));
   const uint64_t ws = lt.ws_bytes;
-  PROBE_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                &ws, sizeof ws));
+  PROBE_LT(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws,
+                                                sizeof ws));
   int found = 0;
   const cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(lt.h, mm->desc, mm->a, mm->b, mm->d,
                                                            mm->d, pref, 1, &mm->algo, &found);
@@ -116,7 +118,8 @@ void run(const Lt& lt, const Matmul& mm, const void* w, const void* x, void* y) 
 // 1x128 activation groups, fp32.
 double scale_bytes(Variant v, int m, int n, int k, int groups) {
   if (v != Variant::Fp8Block) return v == Variant::Fp8Tensor ? 8 : 0;
-  return 4.0 * groups * (double(ceil_div(n, 128)) * ceil_div(k, 128) + double(m) * ceil_div(k, 128));
+  return 4.0 * groups *
+         (double(ceil_div(n, 128)) * ceil_div(k, 128) + double(m) * ceil_div(k, 128));
 }
 
 struct DeviceBuffer {
@@ -146,18 +149,20 @@ Json measure(const Lt& lt, const GemmCase& c, Variant v, double& us) {
   std::vector<std::unique_ptr<DeviceBuffer>> ws;
   for (int i = 0; i < copies; ++i) {
     ws.push_back(std::make_unique<DeviceBuffer>(static_cast<std::size_t>(w_bytes)));
-    fill_random(ws.back()->p, static_cast<std::size_t>(w_bytes / esz), v == Variant::Bf16 ? "bf16" : "fp8", 11 + i, lt.s);
+    fill_random(ws.back()->p, static_cast<std::size_t>(w_bytes / esz),
+                v == Variant::Bf16 ? "bf16" : "fp8", 11 + i, lt.s);
   }
   const double run_x = x_bytes * run_m / c.m, run_y = y_bytes * run_m / c.m;
   DeviceBuffer x(static_cast<std::size_t>(run_x)), y(static_cast<std::size_t>(run_y));
-  fill_random(x.p, static_cast<std::size_t>(run_x / esz), v == Variant::Bf16 ? "bf16" : "fp8", 7, lt.s);
+  fill_random(x.p, static_cast<std::size_t>(run_x / esz), v == Variant::Bf16 ? "bf16" : "fp8", 7,
+              lt.s);
   const std::size_t w_step = std::size_t(c.n) * c.k * esz, x_step = std::size_t(run_m) * c.k * esz,
                     y_step = std::size_t(run_m) * c.n * 2;
   auto launch = [&](int copy) {
     if (!per_expert) return run(lt, *mm, ws[copy]->p, x.p, y.p);
     for (int g = 0; g < c.groups; ++g)
-      run(lt, *mm, static_cast<char*>(ws[copy]->p) + g * w_step, static_cast<char*>(x.p) + g * x_step,
-          static_cast<char*>(y.p) + g * y_step);
+      run(lt, *mm, static_cast<char*>(ws[copy]->p) + g * w_step,
+          static_cast<char*>(x.p) + g * x_step, static_cast<char*>(y.p) + g * y_step);
   };
   launch(0);  // warm-up outside the capture (kernel load)
   PROBE_CUDA(cudaStreamSynchronize(lt.s));
@@ -174,8 +179,9 @@ Json measure(const Lt& lt, const GemmCase& c, Variant v, double& us) {
   p["op"] = c.op;
   p["dtype"] = dt;
   p["variant"] = variant_name(v);
-  p["scale"] = v == Variant::Bf16 ? "none" : v == Variant::Fp8Tensor ? "per-tensor fp32"
-                                                 : "weights 128x128 fp32, activations 1x128 fp32";
+  p["scale"] = v == Variant::Bf16        ? "none"
+               : v == Variant::Fp8Tensor ? "per-tensor fp32"
+                                         : "weights 128x128 fp32, activations 1x128 fp32";
   p["m"] = c.m;
   p["n"] = c.n;
   p["k"] = c.k;
@@ -199,7 +205,8 @@ __global__ void reference(const T* w, const T* x, float* y, int m, int n, int k)
   const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y;
   if (i >= n) return;
   float acc = 0;
-  for (int kk = 0; kk < k; ++kk) acc += float(w[(long long)i * k + kk]) * float(x[(long long)j * k + kk]);
+  for (int kk = 0; kk < k; ++kk)
+    acc += float(w[(long long)i * k + kk]) * float(x[(long long)j * k + kk]);
   y[(long long)j * n + i] = acc;
 }
 

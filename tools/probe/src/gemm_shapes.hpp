@@ -36,9 +36,9 @@ inline const std::vector<WeightShape> kDecodeShapes = {
 };
 inline const std::vector<int> kDecodeM = {1, 2, 4, 8, 16, 32, 64, 128};
 inline const std::vector<WeightShape> kPrefillShapes = {
-    {4096, 4096, "llama-3-8b o_proj"},     {4096, 14336, "llama-3-8b up or gate"},
-    {8192, 8192, "llama-3-70b o_proj"},    {8192, 28672, "llama-3-70b up or gate"},
-    {7168, 2048, "deepseek-v3 expert"},    {16384, 53248, "llama-3.1-405b up or gate"},
+    {4096, 4096, "llama-3-8b o_proj"},      {4096, 14336, "llama-3-8b up or gate"},
+    {8192, 8192, "llama-3-70b o_proj"},     {8192, 28672, "llama-3-70b up or gate"},
+    {7168, 2048, "deepseek-v3 expert"},     {16384, 53248, "llama-3.1-405b up or gate"},
     {1024, 8192, "llama-3-70b TP=8 o_proj"}};
 inline const std::vector<int> kPrefillM = {256, 512, 1024, 2048, 4096, 8192, 16384};
 inline const std::vector<int> kSquare = {1024, 2048, 4096, 8192, 16384};

@@ -23,8 +23,16 @@ class Json {
   Json(bool v) : type_(Type::Bool), num_(v ? 1 : 0) {}
   Json(const char* s) : type_(Type::String), str_(s) {}
   Json(std::string s) : type_(Type::String), str_(std::move(s)) {}
-  static Json array() { Json j; j.type_ = Type::Array; return j; }
-  static Json object() { Json j; j.type_ = Type::Object; return j; }
+  static Json array() {
+    Json j;
+    j.type_ = Type::Array;
+    return j;
+  }
+  static Json object() {
+    Json j;
+    j.type_ = Type::Object;
+    return j;
+  }
 
   // Object member (kept in insertion order, replaced if present).
   Json& operator[](const std::string& key) {
@@ -68,8 +76,12 @@ class Json {
     const std::string pad(static_cast<std::size_t>(indent * (depth + 1)), ' ');
     const std::string end_pad(static_cast<std::size_t>(indent * depth), ' ');
     switch (type_) {
-      case Type::Null: out += "null"; break;
-      case Type::Bool: out += num_ != 0 ? "true" : "false"; break;
+      case Type::Null:
+        out += "null";
+        break;
+      case Type::Bool:
+        out += num_ != 0 ? "true" : "false";
+        break;
       case Type::Number: {
         if (!std::isfinite(num_)) {
           out += "null";  // JSON has no NaN/Inf; a failed measurement carries an "error" instead
@@ -80,7 +92,9 @@ class Json {
         out += buf;
         break;
       }
-      case Type::String: escape(out, str_); break;
+      case Type::String:
+        escape(out, str_);
+        break;
       case Type::Array:
         out += '[';
         for (std::size_t i = 0; i < arr_.size(); ++i) {

@@ -1,7 +1,8 @@
 // topoplan-probe: measures one GPU server for topoplan's calibration (docs/probe.md).
 //   topoplan-probe --out result.json [--log-dir DIR] [--quick] [--skip a,b] [--nccl-max-bytes N]
-// Sections: facts, copy (floor + d2d curve), host, p2p, gemm, gemm_fp8_block, nccl. One JSON result per run; the
-// file is rewritten after every section so a section that kills the process leaves the others.
+// Sections: facts, copy (floor + d2d curve), host, p2p, gemm, gemm_fp8_block, nccl. One JSON result
+// per run; the file is rewritten after every section so a section that kills the process leaves the
+// others.
 #include <cublasLt.h>
 
 #include <chrono>
@@ -29,11 +30,12 @@ struct Args {
 };
 
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "topoplan-probe: %s\nusage: topoplan-probe --out FILE.json [--log-dir DIR] "
-               "[--quick] [--skip facts,copy,host,p2p,gemm,gemm_fp8_block,nccl] [--nccl-max-bytes N] "
-               "[--nccl-min-ranks N] [--copy-max-bytes N]\n",
-               why.c_str());
+  std::fprintf(
+      stderr,
+      "topoplan-probe: %s\nusage: topoplan-probe --out FILE.json [--log-dir DIR] "
+      "[--quick] [--skip facts,copy,host,p2p,gemm,gemm_fp8_block,nccl] [--nccl-max-bytes N] "
+      "[--nccl-min-ranks N] [--copy-max-bytes N]\n",
+      why.c_str());
   std::exit(2);
 }
 
@@ -53,16 +55,23 @@ Args parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(f + " needs a value");
       return argv[++i];
     };
-    if (f == "--out") a.out = next();
-    else if (f == "--log-dir") a.log_dir = next();
-    else if (f == "--quick") a.quick = true;
+    if (f == "--out")
+      a.out = next();
+    else if (f == "--log-dir")
+      a.log_dir = next();
+    else if (f == "--quick")
+      a.quick = true;
     else if (f == "--skip") {
       std::stringstream ss(next());
       for (std::string s; std::getline(ss, s, ',');) a.skip.insert(s);
-    } else if (f == "--nccl-max-bytes") a.nccl.max_bytes = number_arg(f, next());
-    else if (f == "--nccl-min-ranks") a.nccl.min_ranks = static_cast<int>(number_arg(f, next()));
-    else if (f == "--copy-max-bytes") a.mem.copy_max_bytes = number_arg(f, next());
-    else usage("unknown argument '" + f + "'");
+    } else if (f == "--nccl-max-bytes")
+      a.nccl.max_bytes = number_arg(f, next());
+    else if (f == "--nccl-min-ranks")
+      a.nccl.min_ranks = static_cast<int>(number_arg(f, next()));
+    else if (f == "--copy-max-bytes")
+      a.mem.copy_max_bytes = number_arg(f, next());
+    else
+      usage("unknown argument '" + f + "'");
   }
   if (a.out.empty()) usage("--out is required");
   a.nccl.log_dir = a.log_dir;

@@ -9,7 +9,9 @@
 namespace probe {
 namespace {
 
-__global__ void tiny_kernel(float* x) { x[0] += 1.0f; }
+__global__ void tiny_kernel(float* x) {
+  x[0] += 1.0f;
+}
 
 Json point(const std::string& op, double bytes, const Timing& t) {
   Json p = Json::object();
@@ -69,9 +71,8 @@ void probe_floor_and_copy(Json& points, const MemoryOptions& o) {
   float* x = nullptr;
   PROBE_CUDA(cudaMalloc(&x, 4));
   PROBE_CUDA(cudaMemsetAsync(x, 0, 4, s));
-  points.push(point("floor_graph", 8, time_graph(s, 1000, [&](int) {
-                      tiny_kernel<<<1, 1, 0, s>>>(x);
-                    })));
+  points.push(
+      point("floor_graph", 8, time_graph(s, 1000, [&](int) { tiny_kernel<<<1, 1, 0, s>>>(x); })));
   // Host-bound launch rate of the same kernel without a graph (C++ cudaLaunchKernel; PyTorch's
   // eager dispatch adds its own cost on top, probe_compute.py's floor_eager).
   points.push(point("launch_eager_cuda", 8, time_events(s, 7, [&] {

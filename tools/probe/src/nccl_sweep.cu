@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -21,8 +21,7 @@ namespace probe {
 namespace {
 
 void nccl_check(ncclResult_t r, const char* what) {
-  if (r != ncclSuccess)
-    throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r));
+  if (r != ncclSuccess) throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(r));
 }
 #define PROBE_NCCL(x) nccl_check((x), #x)
 
@@ -39,7 +38,7 @@ struct OpSpec {
   }
 };
 
-const OpSpec kOps[] = {{"all_reduce", "sum", -1},    {"all_gather", "none", -1},
+const OpSpec kOps[] = {{"all_reduce", "sum", -1},     {"all_gather", "none", -1},
                        {"reduce_scatter", "sum", -1}, {"alltoall", "none", -1},
                        {"broadcast", "none", 0},      {"sendrecv", "none", -1}};
 
@@ -144,8 +143,9 @@ std::string header(const OpSpec& op, const std::vector<int>& devs, const NcclOpt
     cudaDeviceProp p{};
     PROBE_CUDA(cudaGetDeviceProperties(&p, devs[i]));
     char line[512];
-    std::snprintf(line, sizeof line, "#  Rank %2zu Group  0 Pid %6d on %10s device %2d [0x%02x] %s\n",
-                  i, static_cast<int>(getpid()), host, devs[i], p.pciBusID, p.name);
+    std::snprintf(line, sizeof line,
+                  "#  Rank %2zu Group  0 Pid %6d on %10s device %2d [0x%02x] %s\n", i,
+                  static_cast<int>(getpid()), host, devs[i], p.pciBusID, p.name);
     h << line;
   }
   h << "#\n#       size         count      type   redop    root     time   algbw   busbw #wrong"
@@ -215,8 +215,8 @@ Json probe_nccl(int ndev, const NcclOptions& o, std::string& nccl_version) {
     PROBE_CUDA(cudaSetDevice(0));
     PROBE_CUDA(cudaMemGetInfo(&free_b, &total_b));
     // Two buffers of the largest size per GPU, leaving a quarter of free memory to NCCL.
-    const std::size_t cap = std::min<std::size_t>(static_cast<std::size_t>(o.max_bytes),
-                                                  free_b * 3 / 8);
+    const std::size_t cap =
+        std::min<std::size_t>(static_cast<std::size_t>(o.max_bytes), free_b * 3 / 8);
     for (int i = 0; i < g; ++i) {
       PROBE_CUDA(cudaSetDevice(devs[i]));
       PROBE_CUDA(cudaMalloc(&r[i].send, cap));

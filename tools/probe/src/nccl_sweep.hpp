@@ -7,8 +7,8 @@ namespace probe {
 
 struct NcclOptions {
   double min_bytes = 8, max_bytes = 4 * kGiB;
-  int min_ranks = 2;      // 1 only to exercise the code on a one-GPU machine (not a measurement)
-  std::string log_dir;    // where <op>_perf_<g>gpu.log files go ("" : not written)
+  int min_ranks = 2;    // 1 only to exercise the code on a one-GPU machine (not a measurement)
+  std::string log_dir;  // where <op>_perf_<g>gpu.log files go ("" : not written)
 };
 
 // Runs all_reduce, all_gather, reduce_scatter, alltoall, broadcast and sendrecv for every subset

@@ -80,7 +80,8 @@ int Nvml::power_limit_W(void* d) const {
 
 int Nvml::nvlinks_to(void* d, const std::string& peer_bus_id) const {
   auto state = sym<int (*)(void*, unsigned, int*)>(lib_, "nvmlDeviceGetNvLinkState");
-  auto remote = sym<int (*)(void*, unsigned, NvmlPci*)>(lib_, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  auto remote =
+      sym<int (*)(void*, unsigned, NvmlPci*)>(lib_, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
   if (!d || !state || !remote) return -1;
   const std::string want = normalize_bus_id(peer_bus_id);
   int n = 0;

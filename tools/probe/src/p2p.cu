@@ -117,8 +117,8 @@ Json probe_p2p(int ndev, const MemoryOptions& o) {
       PROBE_CUDA(cudaSetDevice(a));
       for (int b = 0; b < ndev; ++b)
         if (a != b)
-          PROBE_CUDA(cudaMemcpyPeerAsync(static_cast<char*>(p[b].buf2) + a * share, b,
-                                         p[a].buf, a, share, p[a].s));
+          PROBE_CUDA(cudaMemcpyPeerAsync(static_cast<char*>(p[b].buf2) + a * share, b, p[a].buf, a,
+                                         share, p[a].s));
     }
   });
   Json busy = Json::object();
