@@ -48,14 +48,14 @@ std::vector<NcclTestsLog> read_logs(const ValidateArgs& a) {
       else
         std::cerr << "topoplan: " << source << ": one rank, skipped (nothing crosses a link)\n";
     }
+  if (logs.empty() && a.probe.files.empty())
+    throw InputError("--nccl-tests", "",
+                     "give at least one nccl-tests log (text or -J JSON) or, for validate, "
+                     "--probe FILE");
   if (logs.empty())
-    throw InputError(
-        a.probe.files.empty() ? "--nccl-tests" : a.probe.files.front(), "",
-        a.probe.files.empty()
-            ? "give at least one nccl-tests log (text or -J JSON) or, for validate, "
-              "--probe FILE"
-            : "the probe result has no NCCL runs over 2 or more GPUs (a probe of one GPU "
-              "has none)");
+    throw InputError(a.probe.files.front(), "",
+                     "the probe result has no NCCL runs over 2 or more GPUs (a probe of one GPU "
+                     "has none)");
   if (a.topo.topology.empty())
     throw InputError("--topology", "", "required with --nccl-tests (the machine of the logs)");
   return logs;
