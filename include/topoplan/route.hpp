@@ -43,6 +43,12 @@ class Router {
   // Path between two devices (usually GPUs). Never throws for valid indices; cls == DIS when
   // unreachable.
   const Path& path(int src, int dst) const;
+  // The same path as path(src, dst), but a path inside one server or between servers of a
+  // structured fabric is built in a buffer of the Router instead of the cache: the reference is
+  // valid only until the next transient_path call. For callers that route every flow of a
+  // cluster once (link loads), where caching every pair costs memory and a hash insertion per
+  // flow (docs/cluster-scale.md).
+  const Path& transient_path(int src, int dst) const;
 
   // The NIC a GPU uses for network traffic (NCCL: closest NIC by path class then bandwidth;
   // ties broken rail-aligned by local index). -1 when its server has no NIC.
@@ -54,6 +60,9 @@ class Router {
   // (-1 for network switches).
   bool servers_alike() const;
   int server_slot(int device) const;
+  // True when routes between servers are structural (a generated tree fabric: up to the lowest
+  // common switch, ECMP hashed, then down), false when they come from a general path search.
+  bool structured_fabric() const;
 
   // Whether a CPU reachable from `gpu` inside its server (not over the network) is an AMD part
   // (its catalog model names AMD), as NCCL's ncclTopoCpuType reads the local CPU's vendor.

@@ -119,7 +119,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
           g.intra_class = std::max(g.intra_class, PathClass::NVL);
           continue;
         }
-        const Path& p = router.path(node[i], node[j]);
+        const Path& p = router.transient_path(node[i], node[j]);
         if (p.cls == PathClass::DIS)
           throw InputError("collective: no path from " + t.device(node[i]).id + " to " +
                            t.device(node[j]).id);
@@ -132,7 +132,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
                            " has no NIC but the group spans several servers");
         nics.insert(nic);
         g.nic_of.back().push_back(nic);
-        if (all_pairs) g.net_class = std::max(g.net_class, router.path(node[i], nic).cls);
+        if (all_pairs) g.net_class = std::max(g.net_class, router.transient_path(node[i], nic).cls);
       }
     }
     g.channels = std::max(g.channels, static_cast<int>(nics.size()));

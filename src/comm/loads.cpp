@@ -85,7 +85,7 @@ std::vector<GroupLoad> evaluate_loads(const Router& router,
       if (direct_hops(t, f.src, f.dst, shortcut)) {
         out[g].worst_class = std::max(out[g].worst_class, PathClass::NVL);
       } else {
-        const Path& p = router.path(f.src, f.dst);
+        const Path& p = router.transient_path(f.src, f.dst);
         if (p.cls == PathClass::DIS)
           throw InputError("collective: no route from " + t.device(f.src).id + " to " +
                            t.device(f.dst).id);

@@ -34,7 +34,9 @@ GroupSummary summarize_group(const Router& router, std::string_view kind,
   s.groups = static_cast<int>(groups.size());
   s.size = groups.empty() ? 0 : static_cast<int>(groups.front().size());
   const bool ring = kind != "pp";  // pp chains are open; tp/dp rings close
-  const Path* worst_bw = nullptr;
+  // transient_path: a summary walks every group's pairs once, so caching each pair would cost
+  // O(GPUs) memory; the narrowest link is read when a path becomes the worst.
+  bool any = false;
   for (const auto& g : groups) {
     const std::size_t n = g.size();
     for (std::size_t i = 0; i < n; ++i) {
@@ -42,15 +44,15 @@ GroupSummary summarize_group(const Router& router, std::string_view kind,
       for (std::size_t j = 0; j < n; ++j) {
         const bool next = j == i + 1 || (ring && n > 2 && i == n - 1 && j == 0);
         if (i == j || (!all_pairs && !next)) continue;
-        const Path& p = router.path(g[i], g[j]);
+        const Path& p = router.transient_path(g[i], g[j]);
         s.worst_class = std::max(s.worst_class, p.cls);
-        if (worst_bw == nullptr || p.bw_GBps < worst_bw->bw_GBps) worst_bw = &p;
+        if (any && !(p.bw_GBps < s.bottleneck_GBps)) continue;
+        any = true;
+        s.bottleneck_GBps = p.bw_GBps;
+        const Link* l = narrowest_link(topo, p);
+        s.bottleneck_link = l ? link_label(*l) : "";
       }
     }
-  }
-  if (worst_bw != nullptr) {
-    s.bottleneck_GBps = worst_bw->bw_GBps;
-    if (const Link* l = narrowest_link(topo, *worst_bw)) s.bottleneck_link = link_label(*l);
   }
   return s;
 }

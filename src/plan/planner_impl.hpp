@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "plan/batch_shape.hpp"
+#include "plan/replica_blocks.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/perf.hpp"
 #include "topoplan/placement.hpp"
@@ -39,6 +40,7 @@ struct Planner::Impl {
   ComputeModel cm;
   CollectiveModel comm;
   Placer placer;
+  plan_detail::ReplicaBlocks blocks;         // the first block of replicas prices every block
   std::vector<std::string> precision_notes;  // formats the GPU runs weight-only (perf.hpp)
   mutable std::map<KernelKey, TimeBreakdown> kernel_cache;
   mutable std::map<CommKey, double> comm_cache;
@@ -50,7 +52,14 @@ struct Planner::Impl {
   mutable PlacementGroups held_groups;
   mutable std::map<int, PreparedCollective> held_prepared;  // by op code
   mutable std::map<std::pair<int, std::vector<int>>, PreparedCollective> ep_prepared;
+  // The groups of the first `block_dp(s, order)` replicas: every group when no block reduction
+  // is proven (replica_blocks.hpp), the first block's otherwise (each block prices alike).
   const PlacementGroups& groups(const Strategy& s, PlacementOrder order) const;
+  int block_dp(const Strategy& s, PlacementOrder order) const;
+  // summarize_groups(router, p), reading the TP, EP and PP groups of the first block only when
+  // blocks are proven alike (equal classes, bottlenecks and first narrowest link; counts of
+  // the whole placement); DP groups join the blocks, so they are read in full.
+  std::vector<GroupSummary> summarize(const Placement& p) const;
   // The strategy's groups of collective `code` (a CollOp, kOpAllToAll or kOpAllToAllNormal),
   // prepared once and priced per size on one group per class.
   const PreparedCollective& prepared(int code, const Strategy& s, PlacementOrder order) const;

@@ -201,7 +201,7 @@ PlanOutput Planner::Impl::run() const {
   for (std::size_t i = 0; i < out.plans.size() && i < static_cast<std::size_t>(x.req.top); ++i) {
     if (!out.plans[i].fits) continue;
     const Placement& pl = x.placer.place(out.plans[i].strategy, x.req.order);
-    out.plans[i].groups = summarize_groups(*x.router, pl);
+    out.plans[i].groups = x.summarize(pl);
     out.plans[i].placement = pl.ranks;
   }
   if (out.plans.size() > 1 && out.plans[1].fits)

@@ -65,6 +65,7 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q, SearchOp
       cm(ComputeModel::for_gpu(gpu)),
       comm(r, req.comm_tuning ? *req.comm_tuning : NcclTuning::builtin()),
       placer(r, StepCounts{m.layers, layer_count(m, LayerType::Moe)}),
+      blocks(r),
       search(std::move(o)) {
   precision_notes = fit_formats_to_gpu(model, gpu);
 }
@@ -100,13 +101,34 @@ TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload
   return b;
 }
 
+int Planner::Impl::block_dp(const Strategy& s, PlacementOrder order) const {
+  return search.reference_engine ? s.dp : blocks.replicas(s, order);
+}
+
+std::vector<GroupSummary> Planner::Impl::summarize(const Placement& p) const {
+  Strategy block = p.strategy;
+  block.dp = block_dp(p.strategy, p.order);
+  if (block.dp == p.strategy.dp) return summarize_groups(*router, p);
+  const PlacementGroups g = placer.groups(block, p.order);
+  std::vector<GroupSummary> out = {summarize_group(*router, "tp", g.tp_groups, false),
+                                   summarize_group(*router, "ep", g.ep_groups, true),
+                                   summarize_group(*router, "pp", g.pp_chains, false),
+                                   summarize_group(*router, "dp", p.dp_groups, false)};
+  const int copies = p.strategy.dp / block.dp;
+  for (std::size_t k = 0; k < 3; ++k) out[k].groups *= copies;
+  return out;
+}
+
 const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder order) const {
-  // TP groups and pipeline chains depend on (tp, pp, dp, order) only; the ep and attention-DP
-  // variants enumerated next to each other share them and their prepared sets.
+  // TP groups and pipeline chains depend on (tp, pp, block dp, order) only: strategies that
+  // differ in dp alone share them when both reduce to the same block, and the ep and
+  // attention-DP variants enumerated next to each other share them and their prepared sets.
   // (Optimized chooses its GPUs with the EP groups in its proxy: there ep changes everything.)
-  const std::tuple<int, int, int, int> key{s.tp, s.pp, s.dp, static_cast<int>(order)};
+  Strategy block = s;
+  block.dp = block_dp(s, order);
+  const std::tuple<int, int, int, int> key{s.tp, s.pp, block.dp, static_cast<int>(order)};
   if (key != held_key || (s.ep != held_ep && order == PlacementOrder::Optimized)) {
-    held_groups = placer.groups(s, order);
+    held_groups = placer.groups(block, order);
     held_prepared.clear();
     held_key = key;
     held_ep = s.ep;
@@ -205,7 +227,9 @@ double Planner::Impl::collective_us(CollOp op, const Strategy& s, PlacementOrder
 double Planner::Impl::collective_code_us(int code, const Strategy& s, PlacementOrder order,
                                          double bytes) const {
   if (bytes <= 0) return 0;
-  CommKey key{code, s.tp, s.pp, s.dp, s.ep, s.attention_dp, static_cast<int>(order), bytes};
+  // Keyed by the block's dp: strategies reducing to the same block price the same groups.
+  CommKey key{code, s.tp, s.pp, block_dp(s, order), s.ep, s.attention_dp, static_cast<int>(order),
+              bytes};
   auto it = comm_cache.find(key);
   if (it != comm_cache.end()) return it->second;
   double us = 0;

@@ -81,16 +81,16 @@ double FabricIndex::nic_port_GBps(int nic) const {
   return sum;
 }
 
-std::optional<std::vector<DirLink>> FabricIndex::route(int nic_src, int nic_dst,
-                                                       std::uint64_t hash) const {
-  if (!usable_ || nic_up_[nic_src] < 0 || nic_up_[nic_dst] < 0) return std::nullopt;
+bool FabricIndex::route(int nic_src, int nic_dst, std::uint64_t hash,
+                        std::vector<DirLink>& hops) const {
+  if (!usable_ || nic_up_[nic_src] < 0 || nic_up_[nic_dst] < 0) return false;
   const int dst_leaf = t_.to_device(nic_up_[nic_dst]);
   const int target = switches_[switch_of_[dst_leaf]].lo;
-  std::vector<DirLink> hops{nic_up_[nic_src]};
+  hops.push_back(nic_up_[nic_src]);
   int cur = t_.to_device(nic_up_[nic_src]);
   while (!below(cur, target)) {  // up: ECMP over the up-links
     const auto& up = switches_[switch_of_[cur]].up;
-    if (up.empty()) return std::nullopt;
+    if (up.empty()) return false;
     const Adjacent& a = up[mix_hash(hash + static_cast<std::uint64_t>(cur)) % up.size()];
     hops.push_back(a.out);
     cur = a.device;
@@ -106,11 +106,11 @@ std::optional<std::vector<DirLink>> FabricIndex::route(int nic_src, int nic_dst,
         break;
       }
     }
-    if (next < 0) return std::nullopt;
+    if (next < 0) return false;
     cur = next;
   }
   hops.push_back(nic_up_[nic_dst] ^ 1);
-  return hops;
+  return true;
 }
 
 }  // namespace topoplan::route

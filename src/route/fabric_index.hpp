@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "topoplan/route.hpp"
@@ -25,8 +24,9 @@ class FabricIndex {
   int plane(int nic) const;
   // Sum of the NIC's network port bandwidth (GB/s per direction).
   double nic_port_GBps(int nic) const;
-  // NIC → leaf → ... → leaf → NIC, or nullopt when the structure does not connect them.
-  std::optional<std::vector<DirLink>> route(int nic_src, int nic_dst, std::uint64_t hash) const;
+  // NIC → leaf → ... → leaf → NIC appended to `hops` (no allocation when it has room); false
+  // when the structure does not connect them (`hops` then holds a partial route).
+  bool route(int nic_src, int nic_dst, std::uint64_t hash, std::vector<DirLink>& hops) const;
 
  private:
   struct Switch {

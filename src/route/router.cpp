@@ -1,6 +1,7 @@
 // Router: cached NCCL-rule paths inside servers, structural routes between servers.
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -242,46 +243,92 @@ struct Router::Impl {
   // → NIC → GPU. The source NIC must share the destination NIC's plane (rail); when the GPU's
   // own NIC does not, it relays to a NIC that does, as NCCL's PXN does.
   std::optional<Path> structural(int src, int dst) const {
-    if (!fabric.usable()) return std::nullopt;
+    Path p;
+    if (!structural_into(src, dst, p)) return std::nullopt;
+    return p;
+  }
+
+  // The intra-server piece src → dst (both in group g) appended to `out`; false when there is
+  // no path inside the server.
+  bool append_intra(int src, int dst, Path& out) const {
+    const int g = servers.group(src), tg = servers.template_of(g);
+    const Path& t = in_template(servers.same_slot(src, tg), servers.same_slot(dst, tg));
+    if (t.cls == PathClass::DIS) return false;
+    auto add = [&](const Path& piece) {
+      servers.append_translated(piece, tg, g, out.hops);
+      out.bw_GBps = std::min(out.bw_GBps, piece.bw_GBps);
+      out.latency_us += piece.latency_us;
+      out.cls = std::max(out.cls, piece.cls);
+    };
+    if (t.cls == PathClass::PXN)
+      add(pxn_via_owner(t, tg));
+    else
+      add(t);
+    return true;
+  }
+
+  // structural() written into `p` (its hop buffer reused); false when there is no such route.
+  bool structural_into(int src, int dst, Path& p) const {
+    if (!fabric.usable()) return false;
     const bool src_nic = topo.device(src).type == DeviceType::Nic;
     const bool dst_nic = topo.device(dst).type == DeviceType::Nic;
     const int nd = dst_nic ? dst : nic_of_gpu(dst);
-    if (nd < 0 || fabric.plane(nd) < 0) return std::nullopt;
+    if (nd < 0 || fabric.plane(nd) < 0) return false;
     int ns = src_nic ? src : nic_of_gpu(src);
-    if (ns < 0) return std::nullopt;
+    if (ns < 0) return false;
     if (fabric.plane(ns) != fabric.plane(nd)) {
-      if (src_nic) return std::nullopt;
+      if (src_nic) return false;
       const int g = servers.group(src);
       const int tg = servers.template_of(g);
-      const int t = pick_nic(servers.same_slot(src, tg), tg, fabric.plane(nd));
-      if (t < 0) return std::nullopt;
+      const int t = plane_nic(servers.same_slot(src, tg), tg, fabric.plane(nd));
+      if (t < 0) return false;
       ns = servers.same_slot(t, g);
-      if (fabric.plane(ns) != fabric.plane(nd)) return std::nullopt;
+      if (fabric.plane(ns) != fabric.plane(nd)) return false;
     }
-    auto mid = fabric.route(ns, nd, route::mix_hash(pair_key(src, dst)));
-    if (!mid) return std::nullopt;
-    Path p{src, dst, {}, PathClass::NET, 1e300, 0};
-    auto append = [&](const Path& piece) {
-      p.hops.insert(p.hops.end(), piece.hops.begin(), piece.hops.end());
-      p.bw_GBps = std::min(p.bw_GBps, piece.bw_GBps);
-      p.latency_us += piece.latency_us;
-    };
-    if (src != ns) {
-      Path a = intra(src, ns);
-      if (a.cls == PathClass::DIS) return std::nullopt;
-      append(a);
+    p.src = src;
+    p.dst = dst;
+    p.hops.clear();
+    p.cls = PathClass::LOC;
+    p.bw_GBps = 1e300;
+    p.latency_us = 0;
+    if (src != ns && !append_intra(src, ns, p)) return false;
+    const std::size_t first = p.hops.size();
+    if (!fabric.route(ns, nd, route::mix_hash(pair_key(src, dst)), p.hops)) return false;
+    for (std::size_t i = first; i < p.hops.size(); ++i) {
+      p.bw_GBps = std::min(p.bw_GBps, topo.bw_GBps(p.hops[i]));
+      p.latency_us += topo.link(link_of(p.hops[i])).latency_us;
     }
-    for (DirLink d : *mid) {
-      p.hops.push_back(d);
-      p.bw_GBps = std::min(p.bw_GBps, topo.bw_GBps(d));
-      p.latency_us += topo.link(link_of(d)).latency_us;
+    if (dst != nd && !append_intra(nd, dst, p)) return false;
+    p.cls = PathClass::NET;
+    return true;
+  }
+
+  // pick_nic restricted to `plane`, cached per (template GPU, plane): every flow that crosses
+  // rails asks it (PXN), and the search is linear in the server's size.
+  mutable std::map<std::pair<int, int>, int> plane_nics;
+  int plane_nic(int tgpu, int tg, int plane) const {
+    auto [it, fresh] = plane_nics.try_emplace({tgpu, plane}, -1);
+    if (fresh) it->second = pick_nic(tgpu, tg, plane);
+    return it->second;
+  }
+
+  // transient_path(): the cached path unless it can be built in `scratch` without a search.
+  mutable Path scratch;
+  const Path* transient(int src, int dst) const {
+    const int gs = servers.group(src), gd = servers.group(dst);
+    if (src == dst || gs < 0 || gd < 0) return nullptr;
+    if (gs == gd) {
+      if (!p2p_between(src, dst)) return nullptr;
+      scratch.src = src;
+      scratch.dst = dst;
+      scratch.hops.clear();
+      scratch.cls = PathClass::LOC;
+      scratch.bw_GBps = 1e300;
+      scratch.latency_us = 0;
+      if (!append_intra(src, dst, scratch)) return nullptr;
+      return &scratch;
     }
-    if (dst != nd) {
-      Path b = intra(nd, dst);
-      if (b.cls == PathClass::DIS) return std::nullopt;
-      append(b);
-    }
-    return p;
+    return structural_into(src, dst, scratch) ? &scratch : nullptr;
   }
 
   // Whether the driver lets src and dst talk peer-to-peer (both GPUs: their catalog `p2p`).
@@ -341,6 +388,11 @@ const Path& Router::path(int src, int dst) const {
   return it->second;
 }
 
+const Path& Router::transient_path(int src, int dst) const {
+  if (const Path* p = impl_->transient(src, dst)) return *p;
+  return path(src, dst);
+}
+
 int Router::nic_of_gpu(int gpu) const {
   return impl_->nic_of_gpu(gpu);
 }
@@ -382,6 +434,10 @@ bool Router::amd_cpu_server(int gpu) const {
     }
   }
   return false;
+}
+
+bool Router::structured_fabric() const {
+  return impl_->fabric.usable();
 }
 
 int Router::server_slot(int device) const {

@@ -74,4 +74,14 @@ Path ServerIndex::translate(const Path& p, int from, int to) const {
   return out;
 }
 
+void ServerIndex::append_translated(const Path& p, int from, int to,
+                                    std::vector<DirLink>& hops) const {
+  if (from == to) {
+    hops.insert(hops.end(), p.hops.begin(), p.hops.end());
+    return;
+  }
+  for (DirLink d : p.hops)
+    hops.push_back(2 * links_[to][link_slot_[link_of(d)]] + (is_reverse(d) ? 1 : 0));
+}
+
 }  // namespace topoplan::route

@@ -22,6 +22,8 @@ class ServerIndex {
   int same_slot(int device, int group) const { return members_[group][slot_of_[device]]; }
   // `p` (a path inside group `from`) rewritten onto the identically wired group `to`.
   Path translate(const Path& p, int from, int to) const;
+  // p's hops rewritten onto group `to`, appended to `hops` (no Path is built).
+  void append_translated(const Path& p, int from, int to, std::vector<DirLink>& hops) const;
 
  private:
   bool same_wiring(const Topology& t, int a, int b) const;

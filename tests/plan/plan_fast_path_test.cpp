@@ -39,7 +39,18 @@ void same(const PlanResult& a, const PlanResult& b) {
   same(a.decode, b.decode);
   same(a.prefill, b.prefill);
   CHECK(a.placement.size() == b.placement.size());
-  CHECK(a.groups.size() == b.groups.size());
+  REQUIRE(a.groups.size() == b.groups.size());
+  for (std::size_t i = 0; i < a.groups.size(); ++i) {  // block summaries == full summaries
+    const GroupSummary &x = a.groups[i], &y = b.groups[i];
+    CAPTURE(x.kind);
+    CHECK(x.kind == y.kind);
+    CHECK(x.groups == y.groups);
+    CHECK(x.size == y.size);
+    CHECK(x.worst_class == y.worst_class);
+    CHECK(x.bottleneck_GBps == y.bottleneck_GBps);
+    CHECK(x.bottleneck_link == y.bottleneck_link);
+    CHECK(x.crosses_nodes == y.crosses_nodes);
+  }
 }
 
 void same(const PlanOutput& a, const PlanOutput& b) {
@@ -86,7 +97,9 @@ TEST_CASE("fast path == general engine on clusters: rail-optimized, fat-tree, ov
     double oversubscription;
   };
   // 16 nodes of rail-optimized fit one leaf per rail; 16 nodes fat-tree need 4 leaves and a
-  // spine tier (cross-leaf ECMP); 2:1 oversubscription makes the spines the bottleneck.
+  // spine tier (cross-leaf ECMP); 2:1 oversubscription makes the spines the bottleneck. On
+  // fat-tree (4 servers per leaf) blocks of 1, 2 and 4 servers reduce to the first block
+  // (replica_blocks.hpp), larger replicas take the general path.
   for (const Case& c :
        {Case{"hgx-h100-8", 4, "rail-optimized", 1.0}, Case{"hgx-h100-8", 16, "fat-tree", 1.0},
         Case{"hgx-h20-8", 16, "fat-tree", 2.0}, Case{"pcie-l40s-8", 4, "rail-optimized", 1.0}}) {
@@ -104,6 +117,21 @@ TEST_CASE("fast path == general engine on clusters: rail-optimized, fat-tree, ov
     q.order = PlacementOrder::DpPpTp;  // strided TP groups: every group crosses servers
     q.mode = PlanMode::Decode;
     same(search("llama-3-70b", r, q, false), search("llama-3-70b", r, q, true));
+  }
+}
+
+TEST_CASE("fast path == general engine where replica blocks straddle leaves (pp pinned to 3)") {
+  // 16 fat-tree nodes, 4 servers per leaf: tp8 pp3 replicas are 3-server blocks, the second
+  // spans leaves 0 and 1, so the strategy is not reduced; tp8 pp1/pp2 ones are.
+  test::Machine m("hgx-h100-8", 16, FabricKind::FatTree);
+  for (int pp : {1, 2, 3}) {
+    CAPTURE(pp);
+    PlanRequest q;
+    q.tp = 8;
+    q.pp = pp;
+    q.gpus = pp == 3 ? 96 : 128;  // tp8 pp3 dp4: 12 servers in 4 blocks of 3
+    q.mode = PlanMode::Decode;
+    same(search("llama-3-70b", *m.router, q, false), search("llama-3-70b", *m.router, q, true));
   }
 }
 

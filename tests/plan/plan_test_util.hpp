@@ -13,13 +13,16 @@ namespace topoplan::test {
 
 struct Machine {
   // The Router keeps a reference to `topology`: a Machine must not move (hold it by pointer).
-  explicit Machine(const std::string& name, int nodes = 1)
-      : topology(load_topology(name, cluster(nodes))), router(std::make_unique<Router>(topology)) {}
+  explicit Machine(const std::string& name, int nodes = 1,
+                   FabricKind fabric = FabricKind::RailOptimized)
+      : topology(load_topology(name, cluster(nodes, fabric))),
+        router(std::make_unique<Router>(topology)) {}
   Machine(const Machine&) = delete;
   Machine& operator=(const Machine&) = delete;
-  static ClusterOptions cluster(int nodes) {
+  static ClusterOptions cluster(int nodes, FabricKind fabric = FabricKind::RailOptimized) {
     ClusterOptions c;
     c.nodes = nodes;
+    c.fabric = fabric;
     return c;
   }
   Topology topology;
