@@ -53,6 +53,9 @@ bad_input(topo_dev_zero "/dev/zero: not a regular file" ${T} /dev/zero)
 bad_input(topo_dev_urandom "/dev/urandom: not a regular file" ${T} /dev/urandom)
 bad_input(topo_directory "files/: not a regular file" ${T} ${_files}/)
 bad_input(topo_missing_file "no_such.json: cannot open file" ${T} no_such.json)
+# stdin is bounded like a file: one byte past 256 MiB (a pipe, never written to disk; ~0.5 s).
+bad_input_fed(import_stdin_too_big "<stdin>: input larger than 256 MiB" "head;-c;268435457;/dev/zero"
+              topo import nvidia-smi -)
 # --- Cluster files: file + pointer, bounds, cycles
 bad_input(cluster_tiers_5 "cluster_tiers_5.json: /cluster/fabric/tiers: must be 1 to 4, got 5" ${T} cluster_tiers_5.json)
 bad_input(cluster_count_1e9 "cluster_count_1e9.json: /cluster/count: 1000000000 servers .* more than 131072 GPUs" ${T} cluster_count_1e9.json)

@@ -1,8 +1,14 @@
 # Script mode: runs BIN with ARGS (a ;-list) in DIR and checks that it refuses the input the way
 # the contract says: exit code 2, the located message EXPECT (a regex) on stderr, and no
 # "internal error" (a crash, std::bad_alloc or a broken invariant would be one).
-execute_process(COMMAND ${BIN} ${ARGS} WORKING_DIRECTORY ${DIR}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# FEED (a ;-list), when given, is a command whose output is piped to topoplan's stdin.
+if(FEED)
+  execute_process(COMMAND ${FEED} COMMAND ${BIN} ${ARGS} WORKING_DIRECTORY ${DIR}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+else()
+  execute_process(COMMAND ${BIN} ${ARGS} WORKING_DIRECTORY ${DIR}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+endif()
 if(NOT rc EQUAL 2)
   message(FATAL_ERROR "exit code ${rc}, expected 2\nstdout:\n${out}\nstderr:\n${err}")
 endif()
