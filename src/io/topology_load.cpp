@@ -59,6 +59,8 @@ LoadedText read_topology_text(const std::string& name_or_path) {
 // only built-ins.
 LoadedText server_text(const io::ClusterDocument& doc) {
   namespace fs = std::filesystem;
+  // "" would resolve to the cluster file's folder (a directory) or to no built-in name.
+  if (doc.server.empty()) throw InputError("empty server name");
   if (doc.source.starts_with("builtin:")) return builtin_text(doc.server);
   if (fs::path(doc.server).is_absolute()) return read_topology_text(doc.server);
   const fs::path dir = fs::path(doc.source).parent_path();

@@ -67,6 +67,7 @@ bad_input(cluster_oversubscription_half "/cluster/fabric/oversubscription: must 
 bad_input(cluster_link_not_network "cluster_link_not_network.json: /cluster/fabric/link: 'nvlink4' is not a network link type" ${T} cluster_link_not_network.json)
 bad_input(cluster_server_missing "cluster_server_missing.json: /cluster/server: no_such_server.json: no such file: looked for .*/files/no_such_server.json \\(a relative path is relative to the folder of the file that names it\\)" ${T} ${_files}/cluster_server_missing.json)
 bad_input(cluster_server_in_cwd_only "rel_sub/cluster_cwd_shadow.json: /cluster/server: cluster_a.json: no such file: looked for rel_sub/cluster_a.json .*; ./cluster_a.json in the working directory is not used" ${T} rel_sub/cluster_cwd_shadow.json)
+bad_input(cluster_server_empty "cluster_server_empty.json: /cluster/server: empty server name" ${T} ${_files}/cluster_server_empty.json)
 bad_input(cluster_self "cluster_self.json: /cluster/server: cluster_self.json: /cluster/server: cluster files form a cycle: cluster_self.json -> cluster_self.json\n" ${T} cluster_self.json)
 bad_input(cluster_two_files "cluster files form a cycle: cluster_a.json -> cluster_b.json -> cluster_a.json" ${T} cluster_a.json)
 bad_input(cluster_of_cluster "cluster_of_cluster.json: /cluster/server: builtin:h20-cluster-16: /cluster/server: is a cluster, not a server" ${T} cluster_of_cluster.json)
