@@ -79,6 +79,8 @@ bad_input(model_layers_wrap "/num_layers: must be <= 1000000000, got 18446744073
 bad_input(model_hidden_string "/hidden_size: expected an integer, got \"big\"" ${M} model_hidden_string.json)
 bad_input(model_unknown_key "/hiden_size: unknown key \"hiden_size\"" ${M} model_unknown_key.json)
 bad_input(model_kv_heads "model_kv_heads_not_dividing.json: /attention/kv_heads: must divide heads \\(32\\)" ${M} model_kv_heads_not_dividing.json)
+bad_input(model_sizes_1e9 "model_sizes_1e9.json: /hidden_size: must be <= 131072, got 1000000000" plan --model model_sizes_1e9.json)
+bad_input(hf_heads_1e6 "hf_heads_1e6.json: /num_attention_heads: must be <= 4096, got 1000000" ${M} hf_heads_1e6.json)
 bad_input(model_experts_1e9 "/moe/num_experts: must be <= 65536, got 1000000000" ${M} model_experts_1e9.json)
 bad_input(model_top_k "/moe/top_k: exceeds num_experts \\(8\\)" ${M} model_top_k_above_experts.json)
 bad_input(model_deep_nesting "model_deep_nesting.json: line 1, column .*: JSON nested deeper than 64 levels" ${M} ${_gen}/model_deep_nesting.json)
