@@ -12,6 +12,7 @@
 # Every case runs in a temporary folder, so no input resolves against the source tree by luck.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+[[ -x /usr/bin/time ]] || { echo "hostile inputs: needs GNU time at /usr/bin/time (apt-get install time)"; exit 2; }
 limit=${HOSTILE_TIMEOUT:-20}
 only=${HOSTILE_ONLY:-.}
 builds=("$@")
