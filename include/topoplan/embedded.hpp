@@ -2,10 +2,13 @@
 // root, e.g. "topologies/servers/hgx-h20-8.json".
 #pragma once
 
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "topoplan/limits.hpp"
 
 namespace topoplan {
 
@@ -25,7 +28,13 @@ struct LoadedText {
 LoadedText load_file_or_builtin(const std::string& name_or_path, std::string_view dir,
                                 std::string_view kind);
 
-// Reads a whole file from disk; throws InputError naming the path when it cannot be read.
+// Reads a whole file from disk; throws InputError naming the path when it cannot be read, is not
+// a regular file, or is larger than limits::kMaxFileBytes.
 std::string read_text_file(const std::string& path);
+
+// Reads `in` to its end (a pipe, stdin); throws InputError naming `source` as soon as more than
+// `max_bytes` have arrived, so an endless or huge stream is refused without being held whole.
+std::string read_text_stream(std::istream& in, const std::string& source,
+                             std::size_t max_bytes = limits::kMaxFileBytes);
 
 }  // namespace topoplan

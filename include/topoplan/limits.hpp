@@ -40,6 +40,18 @@ inline constexpr int kMaxModelLayers = 100'000;
 // (models/kimi-k2.json); 65,536 leaves two orders of magnitude.
 inline constexpr int kMaxExperts = 1 << 16;
 
+// Widths of one model, so that every size the model and planner layers derive from them stays
+// far inside a 32-bit int (3 x intermediate, (heads + 2 kv_heads) x head_dim; a model with every
+// size at 10^9 overflowed int in the planner's workspace estimate) and every answer is in
+// plausible units. The widest published models: hidden 20,480 (Megatron-Turing NLG 530B),
+// intermediate 73,728 (PaLM 540B), 128 attention heads (Llama 3.1 405B, DeepSeek-V3), head_dim
+// 256 (Gemma), vocabulary 262,144 (Gemma 3). Each bound leaves 6x or more. The scale test at
+// every bound at once runs under UBSan (scripts/hostile-inputs.sh, case widths_at_bounds).
+inline constexpr int kMaxModelWidth = 1 << 17;  // hidden, head_dim, MLA ranks and head dims
+inline constexpr int kMaxFfnWidth = 1 << 19;    // dense, expert and shared intermediate sizes
+inline constexpr int kMaxHeads = 1 << 12;       // attention and KV heads
+inline constexpr int kMaxVocab = 1 << 24;
+
 // Latency of one link in microseconds: network links are ~1-5 us, the slowest path topoplan
 // models (PCIe through a CPU) is ~2 us; 1 s is a unit typo, not a link (and 1e308 overflows the
 // sum along a path).

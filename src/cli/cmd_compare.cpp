@@ -34,7 +34,9 @@ int run_compare(const CompareArgs& a) {
     report::print_compare_json(std::cout, c);
   else
     report::print_compare(std::cout, c);
-  return 0;
+  // The table is printed either way (each design says why it has no plan), but a script must
+  // not read an all-dash table as an answer.
+  return c.overall >= 0 ? 0 : kExitNoPlan;
 }
 
 }  // namespace

@@ -25,9 +25,6 @@ namespace topoplan::cli {
 
 namespace {
 
-// Exit code of a well-formed request that no plan satisfies (README "Exit codes").
-constexpr int kExitNoPlan = 3;
-
 struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};

@@ -2,7 +2,6 @@
 // flags here, the formats in src/io (docs/importers.md).
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <memory>
 
 #include "cli/commands.hpp"
@@ -22,9 +21,10 @@ struct ImportArgs {
   TopologyOptions topo;  // export
 };
 
+// stdin has the same 256 MiB bound as a file (`yes | topoplan topo import nvidia-smi -` ends).
 std::string read_input(const std::string& path) {
   if (path != "-") return read_text_file(path);
-  return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  return read_text_stream(std::cin, "<stdin>");
 }
 
 void write_output(const std::string& path, const std::string& text) {

@@ -13,6 +13,10 @@ namespace topoplan::cli {
 
 using Action = std::function<int()>;
 
+// Exit code of a well-formed request that no plan satisfies (README "Exit codes"): `plan`,
+// `plan --mode train` and `compare` when no design has a plan.
+inline constexpr int kExitNoPlan = 3;
+
 // Counts (--nodes, --gpus, --tp, ...): a whole number >= 1. Replaces CLI::PositiveNumber, whose
 // message spells out the range up to DBL_MAX ("Value 0 not in range 0.000000 to 1797...").
 inline CLI::Validator positive_count() {

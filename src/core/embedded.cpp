@@ -3,12 +3,24 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <istream>
 
 #include "core/embedded_table.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/limits.hpp"
 
 namespace topoplan {
+namespace {
+// "file larger than 256 MiB": whole MiB when the bound is (the real cap), bytes otherwise (a
+// test's small cap).
+std::string larger_than(std::string_view what, std::size_t max_bytes) {
+  const bool whole_mib = max_bytes % (std::size_t{1} << 20) == 0;
+  return std::string(what) + " larger than " +
+         (whole_mib ? std::to_string(max_bytes >> 20) + " MiB"
+                    : std::to_string(max_bytes) + " bytes") +
+         " (docs/limits.md)";
+}
+}  // namespace
 
 std::optional<std::string_view> embedded_file(std::string_view path) {
   for (const auto& f : detail::embedded_table()) {
@@ -26,6 +38,20 @@ std::vector<std::string> embedded_files(std::string_view prefix) {
   return out;
 }
 
+std::string read_text_stream(std::istream& in, const std::string& source, std::size_t max_bytes) {
+  // Read in blocks and count: a pipe has no size to check up front, so the bound is applied to
+  // what has arrived, before the next block is appended (never more than max_bytes + one block).
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    const auto n = static_cast<std::size_t>(in.gcount());
+    if (text.size() + n > max_bytes) throw InputError(source, "", larger_than("input", max_bytes));
+    text.append(buf, n);
+  }
+  if (in.bad()) throw InputError(source, "", "read error");
+  return text;
+}
+
 // Only regular files, and at most limits::kMaxFileBytes of them: /dev/zero, /dev/urandom or a
 // FIFO never end, and a file of many GiB would be read whole before any check could refuse it.
 std::string read_text_file(const std::string& path) {
@@ -35,23 +61,12 @@ std::string read_text_file(const std::string& path) {
     throw InputError(path, "", "cannot open file (no such file)");
   if (!std::filesystem::is_regular_file(status))
     throw InputError(path, "", "not a regular file (a device, FIFO or directory cannot be read)");
-  const auto too_big = [&] {
-    return InputError(path, "",
-                      "file larger than " + std::to_string(limits::kMaxFileBytes >> 20) +
-                          " MiB (docs/limits.md)");
-  };
-  if (std::filesystem::file_size(path, ec) > limits::kMaxFileBytes && !ec) throw too_big();
+  if (std::filesystem::file_size(path, ec) > limits::kMaxFileBytes && !ec)
+    throw InputError(path, "", larger_than("file", limits::kMaxFileBytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open file");
-  // The size is read again through the stream: the file may grow between stat and open.
-  std::string text;
-  char buf[1 << 16];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    if (text.size() + static_cast<std::size_t>(in.gcount()) > limits::kMaxFileBytes)
-      throw too_big();
-    text.append(buf, static_cast<std::size_t>(in.gcount()));
-  }
-  return text;
+  // The size is counted again while reading: the file may grow between stat and open.
+  return read_text_stream(in, path, limits::kMaxFileBytes);
 }
 
 namespace {

@@ -2,9 +2,10 @@
 // sees the whole list instead of one error per run.
 #include <boost/graph/connected_components.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
-#include <set>
-#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "hw/topology_impl.hpp"
 #include "topoplan/error.hpp"
@@ -18,25 +19,48 @@ std::string gbps(double x) {
   return buf;
 }
 
+// One key per (device pair, link type) for the duplicate check. Link types are a handful of
+// names, so each gets a small number; hashing three ints instead of ordering tuples holding a
+// string copy per link made this check a sixth of `topo show` on 100,000 GPUs (770,000 links).
+struct PairKey {
+  int a, b, type;
+  bool operator==(const PairKey&) const = default;
+};
+struct PairKeyHash {
+  std::size_t operator()(const PairKey& k) const {
+    const auto mix = [](std::uint64_t h, std::uint64_t v) {
+      return (h ^ v) * 0x100000001b3ULL;  // FNV-1a step over 32-bit words
+    };
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    h = mix(h, static_cast<std::uint32_t>(k.a));
+    h = mix(h, static_cast<std::uint32_t>(k.b));
+    return static_cast<std::size_t>(mix(h, static_cast<std::uint32_t>(k.type)));
+  }
+};
+
 void check_links(const Topology& t, std::vector<Diagnostic>& out) {
-  std::set<std::tuple<int, int, std::string>> seen;
+  std::unordered_map<std::string, int> type_ids;
+  std::unordered_set<PairKey, PairKeyHash> seen;
+  seen.reserve(t.link_count());
   for (int i = 0; i < static_cast<int>(t.link_count()); ++i) {
     const Link& l = t.link(i);
-    const std::string where = t.device(l.a).id + " -- " + t.device(l.b).id;
-    if (l.a == l.b) out.push_back({where, "self-link on device '" + t.device(l.a).id + "'"});
+    // Built only for a link with a problem: two id copies per link add up on large clusters.
+    const auto where = [&] { return t.device(l.a).id + " -- " + t.device(l.b).id; };
+    if (l.a == l.b) out.push_back({where(), "self-link on device '" + t.device(l.a).id + "'"});
     if (!(l.bw_GBps > 0) || !std::isfinite(l.bw_GBps)) {
-      out.push_back({where, "link " + std::to_string(i) + " (" + l.type + ") has bandwidth " +
-                                gbps(l.bw_GBps) + "; it must be > 0"});
+      out.push_back({where(), "link " + std::to_string(i) + " (" + l.type + ") has bandwidth " +
+                                  gbps(l.bw_GBps) + "; it must be > 0"});
     }
     if (!(l.efficiency > 0) || l.efficiency > 1) {
-      out.push_back({where, "link " + std::to_string(i) + " has efficiency outside (0, 1]"});
+      out.push_back({where(), "link " + std::to_string(i) + " has efficiency outside (0, 1]"});
     }
     if (l.latency_us < 0)
-      out.push_back({where, "link " + std::to_string(i) + " has negative latency"});
-    if (!seen.emplace(std::min(l.a, l.b), std::max(l.a, l.b), l.type).second) {
+      out.push_back({where(), "link " + std::to_string(i) + " has negative latency"});
+    const int type = type_ids.emplace(l.type, static_cast<int>(type_ids.size())).first->second;
+    if (!seen.insert({std::min(l.a, l.b), std::max(l.a, l.b), type}).second) {
       out.push_back(
-          {where, "duplicate " + l.type +
-                      " link (bundle them with \"count\" instead of repeating the link)"});
+          {where(), "duplicate " + l.type +
+                        " link (bundle them with \"count\" instead of repeating the link)"});
     }
   }
 }

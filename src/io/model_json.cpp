@@ -220,6 +220,11 @@ std::string hf_pointer(const std::string& native, const json& j) {
       {"/attention/sliding_window", "/sliding_window"},
       {"/mlp/intermediate_size", "/intermediate_size"},
       {"/moe/top_k", "/num_experts_per_tok"},
+      {"/attention/q_lora_rank", "/q_lora_rank"},
+      {"/attention/kv_lora_rank", "/kv_lora_rank"},
+      {"/attention/qk_nope_head_dim", "/qk_nope_head_dim"},
+      {"/attention/qk_rope_head_dim", "/qk_rope_head_dim"},
+      {"/attention/v_head_dim", "/v_head_dim"},
       {"/moe/first_dense_layers", "/first_k_dense_replace"}};
   for (const auto& [from, to] : kKeys)
     if (native == from) return to;
@@ -250,6 +255,42 @@ void check_model_bounds(const ModelSpec& m, const json& j, const std::string& so
                          std::to_string(m.moe.num_experts) + " (docs/limits.md)");
 }
 
+// Plausibility bounds on the widths (limits::kMaxModelWidth and the rest), checked in the order
+// they derive from each other (a head_dim left out is hidden / heads), so the first refused is
+// the field the user wrote. An HF config's pointers are its own keys (hf_pointer).
+void check_model_widths(const ModelSpec& m, const json& j, const std::string& source, bool hf) {
+  struct Width {
+    int value;
+    const char* native;
+    int max;
+  };
+  const Width widths[] = {
+      {m.hidden, "/hidden_size", limits::kMaxModelWidth},
+      {m.vocab, "/vocab_size", limits::kMaxVocab},
+      {m.heads, "/attention/heads", limits::kMaxHeads},
+      {m.kv_heads, "/attention/kv_heads", limits::kMaxHeads},
+      {m.mla.q_lora_rank, "/attention/q_lora_rank", limits::kMaxModelWidth},
+      {m.mla.kv_lora_rank, "/attention/kv_lora_rank", limits::kMaxModelWidth},
+      {m.mla.qk_nope_head_dim, "/attention/qk_nope_head_dim", limits::kMaxModelWidth},
+      {m.mla.qk_rope_head_dim, "/attention/qk_rope_head_dim", limits::kMaxModelWidth},
+      {m.mla.v_head_dim, "/attention/v_head_dim", limits::kMaxModelWidth},
+      {m.head_dim, "/attention/head_dim", limits::kMaxModelWidth},
+      {m.intermediate, "/mlp/intermediate_size", limits::kMaxFfnWidth},
+      {m.moe.expert_intermediate, "/moe/expert_intermediate_size", limits::kMaxFfnWidth},
+      {m.moe.shared_intermediate, "/moe/shared_intermediate_size", limits::kMaxFfnWidth}};
+  for (const Width& w : widths) {
+    if (w.value <= w.max) continue;
+    std::string at = w.native;
+    if (hf)
+      at = at == "/moe/expert_intermediate_size"
+               ? present_key(j, {"moe_intermediate_size", "intermediate_size"})
+               : hf_pointer(at, j);
+    throw InputError(source, at,
+                     "must be <= " + std::to_string(w.max) + ", got " + std::to_string(w.value) +
+                         " (docs/limits.md)");
+  }
+}
+
 }  // namespace
 
 ModelSpec parse_model_json(const std::string& text, const std::string& source) {
@@ -258,6 +299,7 @@ ModelSpec parse_model_json(const std::string& text, const std::string& source) {
   const bool hf = io::is_hf_config(j);
   ModelSpec m = hf ? io::parse_hf_config(j, source) : parse_native(j, source);
   check_model_bounds(m, j, source, hf);
+  check_model_widths(m, j, source, hf);
   try {
     validate_model(m, source);
   } catch (const InputError& e) {

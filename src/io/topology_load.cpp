@@ -24,22 +24,55 @@ bool is_builtin_cluster(const std::string& name) {
   return embedded_file(std::string(kClusters) + name + ".json").has_value();
 }
 
+bool looks_like_path(const std::string& name) {
+  return name.find('/') != std::string::npos || name.ends_with(".json");
+}
+
+// A built-in server or cluster by name, never a file.
+LoadedText builtin_text(const std::string& name) {
+  for (auto dir : {kClusters, kServers}) {
+    if (auto text = embedded_file(std::string(dir) + name + ".json"))
+      return {std::string(*text), "builtin:" + name};
+  }
+  throw UnknownNameError("topology", name, builtin_topology_names());
+}
+
 LoadedText read_topology_text(const std::string& name_or_path) {
   std::error_code ec;
   const bool on_disk = std::filesystem::is_regular_file(name_or_path, ec);
-  if (!on_disk && is_builtin_cluster(name_or_path)) {
-    return {std::string(*embedded_file(std::string(kClusters) + name_or_path + ".json")),
-            "builtin:" + name_or_path};
-  }
+  if (!on_disk && is_builtin_cluster(name_or_path)) return builtin_text(name_or_path);
   // Something that looks like a path but does not exist: report the unreadable file, not a name.
-  const bool looks_like_path =
-      name_or_path.find('/') != std::string::npos || name_or_path.ends_with(".json");
-  if (!on_disk && looks_like_path) return {read_text_file(name_or_path), name_or_path};
+  if (!on_disk && looks_like_path(name_or_path))
+    return {read_text_file(name_or_path), name_or_path};
   try {
     return load_file_or_builtin(name_or_path, kServers, "topology");
   } catch (const UnknownNameError&) {
     throw UnknownNameError("topology", name_or_path, builtin_topology_names());
   }
+}
+
+// The server a cluster file names. A relative path is relative to the folder of the file that
+// names it, as users expect of a reference between files (like #include): a cluster file and
+// its server copied together work from any working directory. The working directory is not
+// searched: a second file of the same name there would silently be a different server. A name
+// that is no path and no file beside the cluster file is a built-in; a built-in cluster names
+// only built-ins.
+LoadedText server_text(const io::ClusterDocument& doc) {
+  namespace fs = std::filesystem;
+  // "" would resolve to the cluster file's folder (a directory) or to no built-in name.
+  if (doc.server.empty()) throw InputError("empty server name");
+  if (doc.source.starts_with("builtin:")) return builtin_text(doc.server);
+  if (fs::path(doc.server).is_absolute()) return read_topology_text(doc.server);
+  const fs::path dir = fs::path(doc.source).parent_path();
+  const std::string beside = dir.empty() ? doc.server : (dir / doc.server).string();
+  std::error_code ec;
+  if (fs::exists(beside, ec)) return {read_text_file(beside), beside};
+  if (!looks_like_path(doc.server)) return builtin_text(doc.server);
+  std::string what = "no such file: looked for " + beside +
+                     " (a relative path is relative to the folder of the file that names it)";
+  if (!dir.empty() && fs::is_regular_file(doc.server, ec))
+    what += "; ./" + doc.server + " in the working directory is not used";
+  throw InputError(doc.server, "", what);
 }
 
 // The same file however it is named ("a.json", "./a.json"): its canonical path, or the name of
@@ -84,12 +117,21 @@ struct ClusterChainEntry {
 // The cluster a document describes: its server loaded by name (errors located at
 // /cluster/server), then generated (errors at the option's pointer under /cluster).
 Topology resolve_cluster(const io::ClusterDocument& doc) {
-  const ClusterChainEntry in_chain(doc.source, doc.server);
+  const auto at_server = [&](const InputError& e) {
+    return InputError(doc.source, "/cluster/server", e.what());
+  };
+  LoadedText text;
+  try {
+    text = server_text(doc);
+  } catch (const InputError& e) {
+    throw at_server(e);
+  }
+  const ClusterChainEntry in_chain(doc.source, text.source);
   Topology server;
   try {
-    server = load_topology(doc.server);
+    server = parse_topology_json(text.text, text.source);
   } catch (const InputError& e) {
-    throw InputError(doc.source, "/cluster/server", e.what());
+    throw at_server(e);
   }
   if (!server.fabric.kind.empty())
     throw InputError(doc.source, "/cluster/server", "'" + server.name + "' is already a cluster");

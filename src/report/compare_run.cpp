@@ -148,6 +148,9 @@ Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>
     throw FieldError("gpu_hour_price", "give one price for all designs or one per design (" +
                                            std::to_string(designs.size()) + "), not " +
                                            std::to_string(prices.size()));
+  for (double p : prices)
+    if (const std::string bad = gpu_hour_price_problem(p); !bad.empty())
+      throw FieldError("gpu_hour_price", bad + ", got " + std::to_string(p));
   Comparison c;
   c.model = model.name;
   c.request = request;

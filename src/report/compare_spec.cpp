@@ -1,6 +1,8 @@
 // Design specs ("hgx-h800-8:nodes=2:fabric=rail-optimized:price=2.1") and the cost catalog.
-#include <nlohmann/json.hpp>
+#include <cmath>
+#include <vector>
 
+#include "io/json_reader.hpp"
 #include "report/compare_costs.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -14,6 +16,8 @@ namespace {
   throw FieldError("designs", text + ": " + detail);
 }
 
+// A finite number: std::stod reads "nan", "inf" and "1e999" (as inf) too, and a NaN price
+// compared as neither cheaper nor dearer, so the "cheapest" design was whichever came first.
 double number_of(const std::string& key, const std::string& value, const std::string& text) {
   std::size_t used = 0;
   double v = 0;
@@ -22,25 +26,63 @@ double number_of(const std::string& key, const std::string& value, const std::st
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used != value.size() || value.empty())
-    bad_spec(text, key + "=" + value + ": expected a number");
+  if (used != value.size() || value.empty() || !std::isfinite(v))
+    bad_spec(text, key + "=" + value + ": expected a finite number");
   return v;
 }
 
+// Checked in double before the cast: converting 1e30 to int is undefined behaviour.
 int count_of(const std::string& key, const std::string& value, const std::string& text) {
   const double v = number_of(key, value, text);
-  if (v < 1 || v != static_cast<int>(v))
-    bad_spec(text, key + "=" + value + ": expected a whole number >= 1");
+  if (v < 1 || v > kMaxSpecCount || v != std::floor(v))
+    bad_spec(text, key + "=" + value + ": expected a whole number from 1 to " +
+                       std::to_string(kMaxSpecCount));
   return static_cast<int>(v);
 }
 
-const nlohmann::json& costs() {
-  static const nlohmann::json j = [] {
-    const auto text = embedded_file("topologies/catalog/costs.json");
-    if (!text) throw Error("costs.json is not embedded");
-    return nlohmann::json::parse(*text);
-  }();
-  return j;
+// costs.json (embedded, topologies/catalog/) read like every input file: through the bounded
+// reader, each field checked and located, so a bad edit to it is a located error, not an
+// nlohmann exception or a missing key read through const operator[] (undefined behaviour).
+struct GpuFigure {
+  std::string gpu;
+  Sourced figure;
+};
+struct CostCatalog {
+  std::vector<GpuFigure> overhead_W, gpu_hour_usd;
+  Sourced default_overhead_W;
+};
+
+constexpr const char* kCostsPath = "topologies/catalog/costs.json";
+
+std::vector<GpuFigure> gpu_figures(const io::JsonReader& doc, const std::string& key,
+                                   const char* value_key, bool dated) {
+  std::vector<GpuFigure> out;
+  const nlohmann::json& list = doc.at(key);
+  if (!list.is_array()) doc.fail(doc.pointer_to(key), "expected an array");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto e = io::JsonReader::object_at(list[i], doc.source(),
+                                             doc.pointer_to(key) + "/" + std::to_string(i));
+    std::string source = e.str("source");
+    if (dated) source += ", " + e.str("date");
+    out.push_back({e.str("gpu"), {e.number(value_key, 0, true), source}});
+  }
+  return out;
+}
+
+CostCatalog read_costs() {
+  const auto text = embedded_file(kCostsPath);
+  if (!text) throw Error(std::string(kCostsPath) + " is not embedded");
+  const nlohmann::json j = io::parse_json_text(std::string(*text), kCostsPath);
+  const auto doc = io::JsonReader::object_at(j, kCostsPath, "");
+  const auto fallback = doc.object("default_server_overhead");
+  return {gpu_figures(doc, "server_overhead", "overhead_W", false),
+          gpu_figures(doc, "gpu_hour_prices", "usd", true),
+          {fallback.number("overhead_W", 0, true), fallback.str("source")}};
+}
+
+const CostCatalog& costs() {
+  static const CostCatalog c = read_costs();
+  return c;
 }
 
 }  // namespace
@@ -75,7 +117,8 @@ DesignSpec parse_design(const std::string& text) {
       d.cluster.oversubscription = number_of(key, value, text);
     else if (key == "price") {
       d.usd_per_gpu_hour = number_of(key, value, text);
-      if (*d.usd_per_gpu_hour < 0) bad_spec(text, "price must be >= 0 USD per GPU-hour");
+      if (const std::string bad = gpu_hour_price_problem(*d.usd_per_gpu_hour); !bad.empty())
+        bad_spec(text, "price=" + value + ": " + bad);
     } else if (key == "name")
       d.name = value;
     else
@@ -88,18 +131,22 @@ DesignSpec parse_design(const std::string& text) {
   return d;
 }
 
+std::string gpu_hour_price_problem(double usd) {
+  if (!std::isfinite(usd) || usd < 0 || usd > kMaxGpuHourUsd)
+    return "must be a finite price from 0 to " + std::to_string(static_cast<int>(kMaxGpuHourUsd)) +
+           " USD per GPU-hour";
+  return "";
+}
+
 Sourced server_overhead_W(const std::string& gpu_model) {
-  for (const auto& s : costs()["server_overhead"])
-    if (s["gpu"] == gpu_model) return {s["overhead_W"].get<double>(), s["source"]};
-  const auto& d = costs()["default_server_overhead"];
-  return {d["overhead_W"].get<double>(), d["source"]};
+  for (const GpuFigure& f : costs().overhead_W)
+    if (f.gpu == gpu_model) return f.figure;
+  return costs().default_overhead_W;
 }
 
 std::optional<Sourced> default_gpu_hour_price(const std::string& gpu_model) {
-  for (const auto& p : costs()["gpu_hour_prices"])
-    if (p["gpu"] == gpu_model)
-      return Sourced{p["usd"].get<double>(),
-                     p["source"].get<std::string>() + ", " + p["date"].get<std::string>()};
+  for (const GpuFigure& f : costs().gpu_hour_usd)
+    if (f.gpu == gpu_model) return f.figure;
   return std::nullopt;
 }
 

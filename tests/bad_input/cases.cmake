@@ -53,6 +53,9 @@ bad_input(topo_dev_zero "/dev/zero: not a regular file" ${T} /dev/zero)
 bad_input(topo_dev_urandom "/dev/urandom: not a regular file" ${T} /dev/urandom)
 bad_input(topo_directory "files/: not a regular file" ${T} ${_files}/)
 bad_input(topo_missing_file "no_such.json: cannot open file" ${T} no_such.json)
+# stdin is bounded like a file: one byte past 256 MiB (a pipe, never written to disk; ~0.5 s).
+bad_input_fed(import_stdin_too_big "<stdin>: input larger than 256 MiB" "head;-c;268435457;/dev/zero"
+              topo import nvidia-smi -)
 # --- Cluster files: file + pointer, bounds, cycles
 bad_input(cluster_tiers_5 "cluster_tiers_5.json: /cluster/fabric/tiers: must be 1 to 4, got 5" ${T} cluster_tiers_5.json)
 bad_input(cluster_count_1e9 "cluster_count_1e9.json: /cluster/count: 1000000000 servers .* more than 131072 GPUs" ${T} cluster_count_1e9.json)
@@ -62,6 +65,9 @@ bad_input(cluster_unknown_server "cluster_unknown_server.json: /cluster/server: 
 bad_input(cluster_unknown_kind "cluster_unknown_kind.json: /cluster/fabric/kind: unknown fabric 'torus'" ${T} cluster_unknown_kind.json)
 bad_input(cluster_oversubscription_half "/cluster/fabric/oversubscription: must be >= 1.0, got 0.5" ${T} cluster_oversubscription_half.json)
 bad_input(cluster_link_not_network "cluster_link_not_network.json: /cluster/fabric/link: 'nvlink4' is not a network link type" ${T} cluster_link_not_network.json)
+bad_input(cluster_server_missing "cluster_server_missing.json: /cluster/server: no_such_server.json: no such file: looked for .*/files/no_such_server.json \\(a relative path is relative to the folder of the file that names it\\)" ${T} ${_files}/cluster_server_missing.json)
+bad_input(cluster_server_in_cwd_only "rel_sub/cluster_cwd_shadow.json: /cluster/server: cluster_a.json: no such file: looked for rel_sub/cluster_a.json .*; ./cluster_a.json in the working directory is not used" ${T} rel_sub/cluster_cwd_shadow.json)
+bad_input(cluster_server_empty "cluster_server_empty.json: /cluster/server: empty server name" ${T} ${_files}/cluster_server_empty.json)
 bad_input(cluster_self "cluster_self.json: /cluster/server: cluster_self.json: /cluster/server: cluster files form a cycle: cluster_self.json -> cluster_self.json\n" ${T} cluster_self.json)
 bad_input(cluster_two_files "cluster files form a cycle: cluster_a.json -> cluster_b.json -> cluster_a.json" ${T} cluster_a.json)
 bad_input(cluster_of_cluster "cluster_of_cluster.json: /cluster/server: builtin:h20-cluster-16: /cluster/server: is a cluster, not a server" ${T} cluster_of_cluster.json)
@@ -73,6 +79,8 @@ bad_input(model_layers_wrap "/num_layers: must be <= 1000000000, got 18446744073
 bad_input(model_hidden_string "/hidden_size: expected an integer, got \"big\"" ${M} model_hidden_string.json)
 bad_input(model_unknown_key "/hiden_size: unknown key \"hiden_size\"" ${M} model_unknown_key.json)
 bad_input(model_kv_heads "model_kv_heads_not_dividing.json: /attention/kv_heads: must divide heads \\(32\\)" ${M} model_kv_heads_not_dividing.json)
+bad_input(model_sizes_1e9 "model_sizes_1e9.json: /hidden_size: must be <= 131072, got 1000000000" plan --model model_sizes_1e9.json)
+bad_input(hf_heads_1e6 "hf_heads_1e6.json: /num_attention_heads: must be <= 4096, got 1000000" ${M} hf_heads_1e6.json)
 bad_input(model_experts_1e9 "/moe/num_experts: must be <= 65536, got 1000000000" ${M} model_experts_1e9.json)
 bad_input(model_top_k "/moe/top_k: exceeds num_experts \\(8\\)" ${M} model_top_k_above_experts.json)
 bad_input(model_deep_nesting "model_deep_nesting.json: line 1, column .*: JSON nested deeper than 64 levels" ${M} ${_gen}/model_deep_nesting.json)
@@ -110,6 +118,27 @@ bad_input(ranks_unknown "unknown GPU 'gpu99'" ${CH} --size 1GiB --ranks gpu99)
 bad_input(topology_banana "unknown topology 'banana'" collective all-reduce --size 1GiB --topology banana)
 bad_input(all_to_all_too_many_ranks "all-to-all over 20000 ranks needs 400000000 rank pairs, more than 16777216" collective all-to-all --size 1GiB --topology ${CMAKE_CURRENT_SOURCE_DIR}/../cli/data/nvl-20000.json)
 bad_input(calibration_dev_zero "/dev/zero: not a regular file" ${CH} --size 1GiB --calibration /dev/zero)
+# --- compare: design specs (the file of a design goes through the one bounded reader)
+set(CMP compare --model llama-3-8b --topology hgx-h200-8 --topology)
+bad_input(compare_deep_nesting "compare_deep_nesting.json: line 1, column 89: JSON nested deeper than 64 levels" ${CMP} ${_gen}/compare_deep_nesting.json:nodes=2)
+bad_input(compare_price_nan "--topology: hgx-h20-8:price=nan: price=nan: expected a finite number" ${CMP} hgx-h20-8:price=nan)
+bad_input(compare_price_huge "--topology: hgx-h20-8:price=1e308: price=1e308: must be a finite price from 0 to 10000 USD per GPU-hour" ${CMP} hgx-h20-8:price=1e308)
+bad_input(compare_nodes_1e30 "--topology: hgx-h20-8:nodes=1e30: nodes=1e30: expected a whole number from 1 to 1000000000" ${CMP} hgx-h20-8:nodes=1e30)
+bad_input(compare_oversubscription_inf "--topology: .*oversubscription=inf: expected a finite number" ${CMP} hgx-h20-8:nodes=2:oversubscription=inf)
+bad_input(compare_flag_price_nan "--gpu-hour-price: must be a finite price from 0 to 10000 USD per GPU-hour, got nan" ${CMP} hgx-h20-8 --gpu-hour-price nan)
+# --- Models that fit nowhere: exit 3 (README), the answer says what does not fit and by how much.
+# Llama 3.1 405B in bf16 is 811.7 GB of weights; on 8 x RTX-4090 the widest split, tp8, leaves
+# 811.7 / 8 = 101.5 GB per GPU against 24.0 GB x mem_util 0.9 = 21.6 GB usable.
+no_fit(plan_model_too_big "No plan fits: 10 strategies tried; the closest, tp8 pp1 dp1, fails because weights 101.5 GB \\+ workspace/buffers 1.1 GB exceed 21.6 GB usable per GPU" plan --model llama-3.1-405b --topology pcie-rtx4090-8)
+no_fit(plan_model_too_big_json "\"status\": \"no_plan_fits\".*exceed 21.6 GB usable per GPU" plan --model llama-3.1-405b --topology pcie-rtx4090-8 --json)
+# --tp 1 --pp 1 forces the whole of Llama 3 70B (141.1 GB in bf16) on each H100 (77.0 GB usable),
+# although tp1 pp8 would fit.
+no_fit(plan_tp_forced_too_big "1 strategy tried; the closest, tp1 pp1 dp8, fails because weights 141.1 GB \\+ workspace/buffers 1.8 GB exceed 77.0 GB usable per GPU" plan --model llama-3-70b --topology hgx-h100-8 --tp 1 --pp 1)
+# Training keeps 16 B per parameter (bf16 weights and grads, fp32 master, Adam m and v): tp8 holds
+# 405.85e9 x 12 / 8 = 608.8 GB of optimizer states alone per GPU, against 24.0 GB.
+no_fit(train_tp_forced_too_big "no plan fits: memory: 823.3 GB needed > 24.0 GB" plan --mode train --model llama-3.1-405b --topology pcie-rtx4090-8 --tp 8)
+no_fit(compare_nothing_fits "no design has a plan that fits and meets the limits" compare --model llama-3.1-405b --topology pcie-rtx4090-8 --topology pcie-l40s-8)
+bad_input(plan_tp_beyond_gpus "--tp/--pp/--dp/--ep: no strategy of 8 GPUs matches the pins" plan --model llama-3-70b --topology hgx-h100-8 --tp 16)
 # --- Request flags (checked by the CLI's field table, issue 11 on main): pass on this branch
 bad_input(batch_inf "--batch: must be a finite number, got inf" plan --batch inf)
 bad_input(batch_1e19 "--batch: must be at most 2\\^53 sequences, got 1e\\+19" plan --batch 1e19)

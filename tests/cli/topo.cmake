@@ -33,3 +33,13 @@ topoplan_cli_test(topo_gpus_json ARGS topo gpus --json
                   EXPECT_STDOUT "\"name\": \"A100-SXM-80GB\".*\"fp8_TFLOPS\": null")
 topoplan_cli_test(topo_paths_smi_view ARGS topo paths hgx-h100-8
                   EXPECT_STDOUT "nvidia-smi topo -m view.*gpu0     X  NV18  NV18.*PIX   PIX  NODE  NODE   SYS")
+# A cluster file's server path is relative to the cluster file (run_cli runs in a temporary
+# folder, not beside the files): 3 x rel-mini-2 is 6 GPUs; "../" climbs from sub/; a built-in
+# name in a file on disk is still the built-in.
+set(_rel ${CMAKE_CURRENT_SOURCE_DIR}/data/relative)
+topoplan_cli_test(topo_show_cluster_relative_server ARGS topo show ${_rel}/cluster.json --json
+                  EXPECT_STDOUT "\"name\": \"rel-cluster-3\".*\"gpus\": 6,")
+topoplan_cli_test(topo_show_cluster_parent_server ARGS topo show ${_rel}/sub/cluster-up.json
+                  EXPECT_STDOUT "rel-cluster-up-2: 2 x rel-mini-2")
+topoplan_cli_test(topo_show_cluster_builtin_server ARGS topo show ${_rel}/sub/cluster-builtin.json
+                  EXPECT_STDOUT "rel-cluster-builtin-2: 2 x hgx-h20-8")

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <streambuf>
 
 #include "io/json_reader.hpp"
 #include "topoplan/embedded.hpp"
@@ -17,6 +19,25 @@ using nlohmann::json;
 
 namespace {
 using test::error_of;
+// An endless stream of '0' bytes, like `yes` or /dev/zero piped to stdin: only a bound ends it.
+class EndlessBuf : public std::streambuf {
+ public:
+  EndlessBuf() { setg(block_, block_, block_ + sizeof block_); }
+
+ protected:
+  int_type underflow() override {
+    ++refills;
+    setg(block_, block_, block_ + sizeof block_);
+    return traits_type::to_int_type(block_[0]);
+  }
+
+ public:
+  int refills = 0;
+
+ private:
+  char block_[4096] = {};
+};
+
 std::string nested(int depth) {
   return std::string(static_cast<std::size_t>(depth), '[') +
          std::string(static_cast<std::size_t>(depth), ']');
@@ -36,6 +57,26 @@ TEST_CASE("read_text_file: regular files only, devices and directories are refus
   std::ofstream(f) << "{\"a\": 1}";
   CHECK(read_text_file(f.string()) == "{\"a\": 1}");
   std::filesystem::remove(f);
+}
+
+TEST_CASE("read_text_stream: a stream (stdin) is bounded like a file") {
+  // At the bound exactly: read whole. One byte more: refused, naming the source and the bound.
+  std::istringstream at(std::string(1000, 'x'));
+  CHECK(read_text_stream(at, "<stdin>", 1000).size() == 1000);
+  std::istringstream over(std::string(1001, 'x'));
+  CHECK(error_of([&] { read_text_stream(over, "<stdin>", 1000); }) ==
+        "<stdin>: input larger than 1000 bytes (docs/limits.md)");
+  // The real bound is the file bound, and says it in MiB.
+  std::istringstream small("{}");
+  CHECK(read_text_stream(small, "<stdin>") == "{}");
+  // An endless stream ends at the bound: 1 MiB asked, at most one 64 KiB read past it, so about
+  // 1 MiB / 4 KiB = 256 refills of the 4 KiB buffer, far from endless.
+  EndlessBuf endless;
+  std::istream in(&endless);
+  CHECK(error_of([&] { read_text_stream(in, "<stdin>", std::size_t{1} << 20); }) ==
+        "<stdin>: input larger than 1 MiB (docs/limits.md)");
+  CHECK(endless.refills >= 256);
+  CHECK(endless.refills <= 256 + 16);
 }
 
 TEST_CASE("JSON depth: 64 levels parse, 65 are refused at the bracket that passes the limit") {

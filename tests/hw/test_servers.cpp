@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "topoplan/error.hpp"
+#include "topoplan/topology_import.hpp"
 #include "topoplan/topology_io.hpp"
 
 using namespace topoplan;
@@ -176,6 +177,34 @@ TEST_CASE("built-in cluster file: 16 x hgx-h20-8 on rail-optimized NDR400") {
   CHECK(c.fabric.link == "ib-ndr400");
   CHECK(c.nics_of_node(15).size() == 8);
   for (const auto& d : c.validate()) FAIL_CHECK(d.location << ": " << d.message);
+}
+
+TEST_CASE("a cluster file's server path is relative to the cluster file, not the working folder") {
+  // dir/cluster.json names "servers/s.json" and "../top.json"; the test runs in the build folder,
+  // where neither exists, so only resolution against dir/ finds them. The server is hgx-h20-8's
+  // built-in text written out, so 2 copies have 16 GPUs.
+  const auto dir = std::filesystem::temp_directory_path() / "topoplan_test_relative" / "c";
+  std::filesystem::create_directories(dir / "servers");
+  const Topology builtin = load_topology("hgx-h20-8");
+  std::ofstream(dir / "servers" / "s.json") << write_topology_json(builtin);
+  std::ofstream(dir.parent_path() / "top.json") << write_topology_json(builtin);
+  auto cluster_file = [&](const std::string& file, const std::string& server) {
+    std::ofstream(dir / file) << R"({"name": "c", "cluster": {"server": ")" + server +
+                                     R"(", "count": 2}})";
+    return (dir / file).string();
+  };
+  CHECK(!std::filesystem::exists("servers/s.json"));
+  CHECK(load_topology(cluster_file("down.json", "servers/s.json")).gpus().size() == 16);
+  CHECK(load_topology(cluster_file("up.json", "../top.json")).gpus().size() == 16);
+  // A built-in name is still the built-in; a missing path says where it looked.
+  CHECK(load_topology(cluster_file("builtin.json", "hgx-h20-8")).gpus().size() == 16);
+  const std::string missing = cluster_file("missing.json", "servers/none.json");
+  CHECK_THROWS_WITH_AS(load_topology(missing),
+                       doctest::Contains(("looked for " + (dir / "servers/none.json").string() +
+                                          " (a relative path is relative to the folder")
+                                             .c_str()),
+                       InputError);
+  std::filesystem::remove_all(dir.parent_path());
 }
 
 TEST_CASE("cluster files that name themselves or each other are a named cycle, not a crash") {

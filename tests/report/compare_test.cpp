@@ -3,6 +3,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
+#include "core/error_of.hpp"
+#include "report/compare_costs.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 
@@ -81,6 +85,45 @@ TEST_CASE("compare: each column's winner is its extreme, the overall winner is e
   REQUIRE(c.overall >= 0);
   CHECK(c.why.find(c.designs[c.overall].spec.name + " wins") == 0);
   CHECK(c.why.find("runner-up") != std::string::npos);
+}
+
+TEST_CASE("compare: every number of a spec is finite and in range where it enters") {
+  using test::error_of;
+  // std::stod reads these; each was accepted: a NaN price won "cheapest", 1e30 nodes was cast
+  // to int (undefined behaviour), inf oversubscription was blamed on --oversubscription.
+  CHECK(error_of([] { parse_design("hgx-h20-8:price=nan"); }) ==
+        "designs: hgx-h20-8:price=nan: price=nan: expected a finite number");
+  CHECK(error_of([] { parse_design("hgx-h20-8:price=1e999"); }).find("expected a finite number") !=
+        std::string::npos);
+  CHECK(error_of([] {
+          parse_design("hgx-h20-8:oversubscription=inf");
+        }).find("oversubscription=inf: expected a finite number") != std::string::npos);
+  CHECK(error_of([] { parse_design("hgx-h20-8:nodes=1e30"); }) ==
+        "designs: hgx-h20-8:nodes=1e30: nodes=1e30: expected a whole number from 1 to 1000000000");
+  CHECK(parse_design("hgx-h20-8:nodes=1e9").cluster.nodes == 1'000'000'000);  // the bound itself
+  CHECK(error_of([] { parse_design("hgx-h20-8:price=10001"); }).find("from 0 to 10000 USD") !=
+        std::string::npos);
+  CHECK(*parse_design("hgx-h20-8:price=0").usd_per_gpu_hour == 0);
+  // --gpu-hour-price goes through the same rule.
+  CHECK(gpu_hour_price_problem(2.99).empty());
+  CHECK(!gpu_hour_price_problem(-0.01).empty());
+  CHECK(!gpu_hour_price_problem(std::nan("")).empty());
+  const ModelSpec m = load_model("llama-3-8b");
+  CHECK(error_of([&] {
+          compare_designs(m, {parse_design("hgx-h100-8"), parse_design("dgx-a100-8")},
+                          PlanRequest{}, {std::nan("")});
+        }).find("gpu_hour_price: must be a finite price") == 0);
+}
+
+TEST_CASE("compare: the cost catalog is read through the bounded reader, every figure sourced") {
+  // costs.json: H100-SXM overhead 4600 W = DGX H100 10.2 kW max minus 8 x 700 W TDP; an
+  // unlisted GPU gets the 1000 W default; H100's dated price 2.99 USD, none for H20.
+  CHECK(server_overhead_W("H100-SXM").value == 10200 - 8 * 700);
+  CHECK(server_overhead_W("H100-SXM").source.find("DGX H100") != std::string::npos);
+  CHECK(server_overhead_W("no-such-gpu").value == 1000);
+  CHECK(default_gpu_hour_price("H100-SXM")->value == 2.99);
+  CHECK(default_gpu_hour_price("H100-SXM")->source.find(", 2025-01") != std::string::npos);
+  CHECK(!default_gpu_hour_price("H20").has_value());
 }
 
 TEST_CASE("compare: a dated catalog default price is used and cited") {
