@@ -1,6 +1,7 @@
 // Published measurements the planner must stay close to (docs/planner.md, "Accuracy"). The
 // tolerances state how far the model is trusted; nothing in the model was fitted to them.
 #include <doctest/doctest.h>
+#include <cmath>
 
 #include "plan/plan_test_util.hpp"
 
@@ -88,6 +89,41 @@ TEST_CASE("DeepSeek-R1 burst on 8xH200, SGLang TP8 (gpustack): optimistic, withi
   double total = p.tokens_per_s * 4200 / 200;
   CHECK(total > 16097);
   CHECK(total < 2.2 * 16097);
+}
+
+TEST_CASE("DeepSeek-R1 bursts on 8xH200, SGLang TP8 (gpustack): the burst schedule's TPOT") {
+  // gpustack docs performance-lab/deepseek-r1/h200.md, SGLang 0.5.3 `--tp 8
+  // --enable-dp-attention` (dp_size 1: TP8, EP1), vllm bench serve, every request at once.
+  // (prompt, output, requests): total tok/s, mean TPOT ms, mean TTFT s.
+  struct Point {
+    double prompt, output, requests, total, tpot_ms, ttft_s;
+  };
+  const Point points[] = {{4000, 200, 500, 16096.80, 107.91, 62.81},
+                          {2000, 100, 500, 19024.33, 154.49, 27.25},
+                          {32000, 100, 100, 16091.68, 198.62, 98.13}};
+  Machine h200("hgx-h200-8");
+  const ModelSpec m = load_model("deepseek-r1");
+  for (const Point& pt : points) {
+    CAPTURE(pt.prompt);
+    PlanRequest r = request(PlanMode::Serve, pt.prompt, pt.output);
+    r.workload = PlanWorkload::Burst;
+    r.requests = pt.requests;
+    Planner planner(m, *h200.router, r);
+    const PlanResult best = planner.evaluate(strat(8), 0);
+    const auto b = burst_workload(planner, best, r);
+    REQUIRE(b.has_value());
+    // The stall mechanism: prefill of later prompts inside a request's decode brings the mean
+    // TPOT from the bare step (38.7 ms at 4k) to within 40% of the measured one, always closer
+    // than the bare step. The rest is prefill speed: the model prefills ≈ 2x faster than SGLang
+    // did here (docs/planner.md, "Burst"), which also shortens the stalls.
+    CHECK(std::abs(b->mean_tpot_ms - pt.tpot_ms) < std::abs(best.tpot_ms - pt.tpot_ms));
+    CHECK(b->mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.40));
+    // Throughput and TTFT keep the prefill error: pinned as a band, not fitted.
+    CHECK(b->total_tokens_per_s > pt.total);
+    CHECK(b->total_tokens_per_s < 2.2 * pt.total);
+    CHECK(b->mean_ttft_ms * 1e-3 < pt.ttft_s);
+    CHECK(b->mean_ttft_ms * 1e-3 > 0.4 * pt.ttft_s);
+  }
 }
 
 TEST_CASE("DeepSeek-R1 batch 1, TP16 over 2x8 H100 (tt-inference-server #356): eager within 25%") {
