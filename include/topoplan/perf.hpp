@@ -74,6 +74,13 @@ struct Calibration {
   LogCurve tc_fp8;         // same for fp8 (also int8/fp4 math)
   double tile_m = 8;       // m (tokens) is padded up to a multiple of this (wgmma N step,
                            // small-m kernels swap A/B)
+  // Small-k GEMMs: an output tile's fixed cost (prologue, pipeline fill, epilogue) is amortised
+  // over k / BLOCK_K main-loop steps, so the rate scales as r(k) = k / (k + k_half); the size
+  // curves above are taken at k_ref, and a GEMM with k < k_ref runs r(k) / r(k_ref) of their
+  // rate (docs/compute-model.md, "Small k"). 0: not measured (no k term).
+  double k_half_bf16 = 0, k_half_fp8 = 0, k_ref = 0;
+  // r(k) / r(k_ref) capped at 1 for the bf16 or fp8 class; 1 when not measured or k unknown.
+  double k_shape(double k, bool fp8_rate) const;
 };
 
 // The built-in calibration measured on `gpu_name`, or nullptr when none was measured.

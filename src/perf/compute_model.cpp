@@ -151,7 +151,8 @@ KernelTiming ComputeModel::explain(const KernelCost& k) const noexcept {
       work = k.flops * padded_m / k.m;
     }
     const double ideal_us = work / (t.peak_TFLOPS * 1e6);
-    const double frac = curve.at(ideal_us);
+    double frac = curve.at(ideal_us);
+    if (k.kind != KernelKind::Attention) frac *= cal_.k_shape(k.k, fp8_rate);
     t.compute_us = ideal_us / frac;
     t.achieved_TFLOPS = k.flops / t.compute_us * 1e-6;
   }
