@@ -19,6 +19,7 @@
 #include "topoplan/burst.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/model.hpp"
+#include "topoplan/perf.hpp"
 #include "topoplan/placement.hpp"
 #include "topoplan/route.hpp"
 
@@ -69,6 +70,9 @@ struct PlanRequest {
   // Serve only: `burst` adds the burst schedule of `requests` requests (>= 1) on the best plan.
   PlanWorkload workload = PlanWorkload::Steady;
   double requests = 0;
+  // Kernel for block-scaled FP8 weights (perf.hpp Fp8BlockGemm): cublas prices them as
+  // per-tensor FP8 (the default, as before); triton at the measured Triton block-FP8 rate.
+  Fp8BlockGemm fp8_block_gemm = Fp8BlockGemm::Cublas;
   // Communication constants from `topoplan calibrate` (--calibration); nullptr: the built-in
   // ones. Must outlive the planner.
   const NcclTuning* comm_tuning = nullptr;

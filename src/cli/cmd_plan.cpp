@@ -31,8 +31,8 @@ constexpr int kExitNoPlan = 3;
 struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
-  std::string mode = "serve", workload = "steady", placement = "tp-pp-dp", max_tp_class,
-              cuda_graphs = "on";
+  std::string mode = "serve", workload = "steady", fp8_block_gemm = "cublas",
+              placement = "tp-pp-dp", max_tp_class, cuda_graphs = "on";
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
@@ -78,6 +78,7 @@ class ProgressBar {
 PlanRequest finish_request(PlanArgs& a) {
   a.req.mode = parse_plan_mode(a.mode);
   a.req.workload = parse_plan_workload(a.workload);
+  a.req.fp8_block_gemm = parse_fp8_block_gemm(a.fp8_block_gemm);
   a.req.order = parse_placement_order(a.placement);
   if (!a.max_tp_class.empty()) a.req.max_tp_class = parse_path_class(a.max_tp_class);
   a.req.tp = a.tp;
@@ -146,6 +147,10 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a) {
                  "prefill-first waves on the best plan)")
       ->capture_default_str();
   sub.add_option("--requests", r.requests, "--workload burst: requests arriving together");
+  sub.add_option("--fp8-block-gemm", a.fp8_block_gemm,
+                 "block-scaled FP8 GEMMs: cublas (as per-tensor FP8) | triton (measured Triton "
+                 "block-FP8 rate: SGLang/vLLM TP fused MoE, w8a8_block_fp8_matmul)")
+      ->capture_default_str();
   sub.add_option("--cuda-graphs", a.cuda_graphs,
                  "on: decode replays CUDA graphs; off: eager launches (prefill is always eager)")
       ->capture_default_str();

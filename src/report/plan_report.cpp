@@ -120,6 +120,7 @@ ordered_json request_json(const PlanOutput& o) {
                  {"prefill_chunk", count(r.prefill_chunk)},
                  {"cuda_graphs", r.cuda_graphs},
                  {"workload", to_string(r.workload)},
+                 {"fp8_block_gemm", to_string(r.fp8_block_gemm)},
                  {"requests", r.requests > 0 ? count(r.requests) : ordered_json(nullptr)},
                  {"weight_format", o.weight_format},
                  {"kv_dtype", o.kv_dtype}};

@@ -110,3 +110,9 @@ topoplan_cli_test(plan_requests_without_burst ARGS plan --requests 5 EXIT 2
 topoplan_cli_test(plan_burst_not_decode ARGS plan --mode decode --workload burst --requests 5
                   EXIT 2 EXPECT_STDERR "--workload: burst is a serve workload")
 topoplan_cli_test(plan_bad_workload ARGS plan --workload bursty EXIT 2 EXPECT_STDERR "burst")
+topoplan_cli_test(plan_fp8_block_gemm_json
+                  ARGS plan --topology hgx-h200-8 --tp 8 --ep 1 --attention-dp false --mode decode
+                       --fp8-block-gemm triton --json
+                  EXPECT_STDOUT "\"fp8_block_gemm\": \"triton\"")
+topoplan_cli_test(plan_bad_fp8_block_gemm ARGS plan --fp8-block-gemm deepgemm EXIT 2
+                  EXPECT_STDERR "cublas")

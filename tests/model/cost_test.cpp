@@ -197,3 +197,14 @@ TEST_CASE("tiny MoE: the top-k combine reads every assignment and writes every t
     found = found || k.name == "experts_combine";
   CHECK_FALSE(found);
 }
+
+TEST_CASE("block-scaled fp8 GEMMs are marked for the perf layer, others are not") {
+  const ModelSpec r1 = load_model("deepseek-r1");  // fp8, 128x128 blocks
+  Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 64, .context = 0};
+  const auto ks = layer_kernels(r1, LayerType::Moe, w, Shard{.tp = 8});
+  CHECK(find(ks, "experts_down").block_scaled);
+  CHECK(find(ks, "o_proj").block_scaled);
+  CHECK_FALSE(find(ks, "attn").block_scaled);
+  ModelSpec m = test::tiny_moe();  // bf16
+  CHECK_FALSE(find(layer_kernels(m, LayerType::Moe, w, Shard{}), "experts_down").block_scaled);
+}

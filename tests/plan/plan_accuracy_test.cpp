@@ -126,6 +126,36 @@ TEST_CASE("DeepSeek-R1 bursts on 8xH200, SGLang TP8 (gpustack): the burst schedu
   }
 }
 
+TEST_CASE("DeepSeek-R1 bursts on 8xH200 with the Triton block-FP8 rate (gpustack)") {
+  // The same three SGLang TP8 bursts as above, now priced with --fp8-block-gemm triton: the
+  // block-scaled fp8 GEMMs (dense and the TP fused MoE) at 0.551 of the per-tensor rate, the
+  // ratio measured on the H200 (topologies/calibration/r1-prefill-h200-2026-12-03.json).
+  // This build: total +40/+37/+22%, mean TPOT −15/−16/−13%, mean TTFT −33/−35/−17%. The rest
+  // of the prefill gap is not measured per kernel (MLA prefill attention is priced ≈ 2.7× faster
+  // than the best SDPA backend measured; docs/compute-model.md).
+  struct Point {
+    double prompt, output, requests, total, tpot_ms;
+  };
+  const Point points[] = {{4000, 200, 500, 16096.80, 107.91},
+                          {2000, 100, 500, 19024.33, 154.49},
+                          {32000, 100, 100, 16091.68, 198.62}};
+  Machine h200("hgx-h200-8");
+  const ModelSpec m = load_model("deepseek-r1");
+  for (const Point& pt : points) {
+    CAPTURE(pt.prompt);
+    PlanRequest r = request(PlanMode::Serve, pt.prompt, pt.output);
+    r.workload = PlanWorkload::Burst;
+    r.requests = pt.requests;
+    r.fp8_block_gemm = Fp8BlockGemm::Triton;
+    Planner planner(m, *h200.router, r);
+    const auto b = burst_workload(planner, planner.evaluate(strat(8), 0), r);
+    REQUIRE(b.has_value());
+    CHECK(b->mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.25));
+    CHECK(b->total_tokens_per_s > pt.total);
+    CHECK(b->total_tokens_per_s < 1.5 * pt.total);
+  }
+}
+
 TEST_CASE("Qwen3-235B-A22B bf16 bursts on 8xH100, vLLM TP8 (gpustack): throughput within 35%") {
   // gpustack docs performance-lab/qwen3-235b-a22b/h100.md, baseline `vllm serve
   // Qwen/Qwen3-235B-A22B-Instruct-2507 -tp 8` (v0.11.0, bf16), vllm bench serve with every
