@@ -27,6 +27,33 @@ PlanResult pinned(const std::string& model, const Machine& m, int gpus, const St
   return Planner(load_model(model), *m.router, r).evaluate(s, batch);
 }
 
+// A benchmark that sends `requests` at once (vllm bench serve without a rate) and what it
+// measured: total tok/s, mean TPOT (ms), mean TTFT (s; 0: not used).
+struct BurstPoint {
+  double prompt, output, requests, total, tpot_ms, ttft_s;
+};
+
+// gpustack docs performance-lab/deepseek-r1/h200.md, SGLang 0.5.3 `--tp 8 --enable-dp-attention`
+// (dp_size 1: TP8, EP1) on 8×H200, random 4k/200, 2k/100, 32k/100.
+constexpr BurstPoint kGpustackR1[] = {{4000, 200, 500, 16096.80, 107.91, 62.81},
+                                      {2000, 100, 500, 19024.33, 154.49, 27.25},
+                                      {32000, 100, 100, 16091.68, 198.62, 98.13}};
+
+// The burst schedule of `pt` on TP8 (EP1, no attention DP); `steady` receives the plan itself.
+BurstResult tp8_burst(const Machine& machine, const ModelSpec& m, const BurstPoint& pt,
+                      Fp8BlockGemm block = Fp8BlockGemm::Cublas, PlanResult* steady = nullptr) {
+  PlanRequest r = request(PlanMode::Serve, pt.prompt, pt.output);
+  r.workload = PlanWorkload::Burst;
+  r.requests = pt.requests;
+  r.fp8_block_gemm = block;
+  Planner planner(m, *machine.router, r);
+  const PlanResult best = planner.evaluate(strat(8), 0);
+  if (steady) *steady = best;
+  const auto b = burst_workload(planner, best, r);
+  REQUIRE(b.has_value());
+  return *b;
+}
+
 }  // namespace
 
 TEST_CASE("batch-1 decode of dense models on A100 (gpt-fast README), within 15%") {
@@ -92,37 +119,24 @@ TEST_CASE("DeepSeek-R1 burst on 8xH200, SGLang TP8 (gpustack): optimistic, withi
 }
 
 TEST_CASE("DeepSeek-R1 bursts on 8xH200, SGLang TP8 (gpustack): the burst schedule's TPOT") {
-  // gpustack docs performance-lab/deepseek-r1/h200.md, SGLang 0.5.3 `--tp 8
-  // --enable-dp-attention` (dp_size 1: TP8, EP1), vllm bench serve, every request at once.
-  // (prompt, output, requests): total tok/s, mean TPOT ms, mean TTFT s.
-  struct Point {
-    double prompt, output, requests, total, tpot_ms, ttft_s;
-  };
-  const Point points[] = {{4000, 200, 500, 16096.80, 107.91, 62.81},
-                          {2000, 100, 500, 19024.33, 154.49, 27.25},
-                          {32000, 100, 100, 16091.68, 198.62, 98.13}};
+  // kGpustackR1 above: vllm bench serve sends every request at once.
   Machine h200("hgx-h200-8");
   const ModelSpec m = load_model("deepseek-r1");
-  for (const Point& pt : points) {
+  for (const BurstPoint& pt : kGpustackR1) {
     CAPTURE(pt.prompt);
-    PlanRequest r = request(PlanMode::Serve, pt.prompt, pt.output);
-    r.workload = PlanWorkload::Burst;
-    r.requests = pt.requests;
-    Planner planner(m, *h200.router, r);
-    const PlanResult best = planner.evaluate(strat(8), 0);
-    const auto b = burst_workload(planner, best, r);
-    REQUIRE(b.has_value());
+    PlanResult best;
+    const BurstResult b = tp8_burst(h200, m, pt, Fp8BlockGemm::Cublas, &best);
     // The stall mechanism: prefill of later prompts inside a request's decode brings the mean
     // TPOT from the bare step (38.7 ms at 4k) to within 40% of the measured one, always closer
     // than the bare step. The rest is prefill speed: the model prefills ≈ 2x faster than SGLang
     // did here (docs/planner.md, "Burst"), which also shortens the stalls.
-    CHECK(std::abs(b->mean_tpot_ms - pt.tpot_ms) < std::abs(best.tpot_ms - pt.tpot_ms));
-    CHECK(b->mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.40));
+    CHECK(std::abs(b.mean_tpot_ms - pt.tpot_ms) < std::abs(best.tpot_ms - pt.tpot_ms));
+    CHECK(b.mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.40));
     // Throughput and TTFT keep the prefill error: pinned as a band, not fitted.
-    CHECK(b->total_tokens_per_s > pt.total);
-    CHECK(b->total_tokens_per_s < 2.2 * pt.total);
-    CHECK(b->mean_ttft_ms * 1e-3 < pt.ttft_s);
-    CHECK(b->mean_ttft_ms * 1e-3 > 0.4 * pt.ttft_s);
+    CHECK(b.total_tokens_per_s > pt.total);
+    CHECK(b.total_tokens_per_s < 2.2 * pt.total);
+    CHECK(b.mean_ttft_ms * 1e-3 < pt.ttft_s);
+    CHECK(b.mean_ttft_ms * 1e-3 > 0.4 * pt.ttft_s);
   }
 }
 
@@ -133,53 +147,33 @@ TEST_CASE("DeepSeek-R1 bursts on 8xH200 with the Triton block-FP8 rate (gpustack
   // This build: total +40/+37/+22%, mean TPOT −15/−16/−13%, mean TTFT −33/−35/−17%. The rest
   // of the prefill gap is not measured per kernel (MLA prefill attention is priced ≈ 2.7× faster
   // than the best SDPA backend measured; docs/compute-model.md).
-  struct Point {
-    double prompt, output, requests, total, tpot_ms;
-  };
-  const Point points[] = {{4000, 200, 500, 16096.80, 107.91},
-                          {2000, 100, 500, 19024.33, 154.49},
-                          {32000, 100, 100, 16091.68, 198.62}};
   Machine h200("hgx-h200-8");
   const ModelSpec m = load_model("deepseek-r1");
-  for (const Point& pt : points) {
+  for (const BurstPoint& pt : kGpustackR1) {
     CAPTURE(pt.prompt);
-    PlanRequest r = request(PlanMode::Serve, pt.prompt, pt.output);
-    r.workload = PlanWorkload::Burst;
-    r.requests = pt.requests;
-    r.fp8_block_gemm = Fp8BlockGemm::Triton;
-    Planner planner(m, *h200.router, r);
-    const auto b = burst_workload(planner, planner.evaluate(strat(8), 0), r);
-    REQUIRE(b.has_value());
-    CHECK(b->mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.25));
-    CHECK(b->total_tokens_per_s > pt.total);
-    CHECK(b->total_tokens_per_s < 1.5 * pt.total);
+    const BurstResult b = tp8_burst(h200, m, pt, Fp8BlockGemm::Triton);
+    CHECK(b.mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.25));
+    CHECK(b.total_tokens_per_s > pt.total);
+    CHECK(b.total_tokens_per_s < 1.5 * pt.total);
   }
 }
 
 TEST_CASE("Qwen3-235B-A22B bf16 bursts on 8xH100, vLLM TP8 (gpustack): throughput within 35%") {
   // gpustack docs performance-lab/qwen3-235b-a22b/h100.md, baseline `vllm serve
   // Qwen/Qwen3-235B-A22B-Instruct-2507 -tp 8` (v0.11.0, bf16), vllm bench serve with every
-  // request at once: total tok/s 21,113.53 (4k), 23,858.69 (2k), 22,657.51 (32k). Held out from
-  // the R1 points above: same benchmark, a GQA bf16 MoE, no FP8 block scales, no MLA. vLLM's
-  // scheduler mixes prefill chunks into decode steps instead of stalling decode, so only the
-  // throughput (the same work in both schedules) is checked, not the TPOT split.
-  struct Point {
-    double prompt, output, requests, total;
-  };
-  const Point points[] = {
-      {4000, 200, 500, 21113.53}, {2000, 100, 500, 23858.69}, {32000, 100, 100, 22657.51}};
+  // request at once: total tok/s at 4k, 2k, 32k. Held out from the R1 points above: same
+  // benchmark, a GQA bf16 MoE, no FP8 block scales, no MLA. vLLM's scheduler mixes prefill
+  // chunks into decode steps instead of stalling decode, so only the throughput (the same work
+  // in both schedules) is checked, not the TPOT split (TPOT and TTFT left 0).
+  const BurstPoint points[] = {{4000, 200, 500, 21113.53, 0, 0},
+                               {2000, 100, 500, 23858.69, 0, 0},
+                               {32000, 100, 100, 22657.51, 0, 0}};
   Machine h100("hgx-h100-8");
   const ModelSpec m = load_model("qwen3-235b-a22b");
-  for (const Point& pt : points) {
+  for (const BurstPoint& pt : points) {
     CAPTURE(pt.prompt);
-    PlanRequest r = request(PlanMode::Serve, pt.prompt, pt.output);
-    r.workload = PlanWorkload::Burst;
-    r.requests = pt.requests;
-    Planner planner(m, *h100.router, r);
-    const auto b = burst_workload(planner, planner.evaluate(strat(8), 0), r);
-    REQUIRE(b.has_value());
     // This build: +15% / +32% / +24% (docs/planner.md, "Accuracy").
-    CHECK(b->total_tokens_per_s == doctest::Approx(pt.total).epsilon(0.35));
+    CHECK(tp8_burst(h100, m, pt).total_tokens_per_s == doctest::Approx(pt.total).epsilon(0.35));
   }
 }
 
