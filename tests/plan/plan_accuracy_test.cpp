@@ -108,8 +108,9 @@ TEST_CASE("DeepSeek-R1 burst on 8xH200, SGLang TP8 (gpustack): optimistic, withi
   // gpustack docs performance-lab/deepseek-r1/h200.md, "very long request" scenario: SGLang 0.5.3
   // `--tp 8 --enable-dp-attention` without `--dp` (dp_size 1: attention and MoE run TP8),
   // 500 × (4000 in / 200 out): 16,097 total tokens/s. Priced as serve mode at the largest batch
-  // that fits; total = output tokens/s × 4200 / 200. The model is ≈ 2× optimistic here
-  // (docs/planner.md, "Reading the errors"); this pins that error band, not a fit.
+  // that fits; total = output tokens/s × 4200 / 200: the steady serve cycle, as the point was
+  // first priced (the burst tests below price the workload that ran). This pins the steady
+  // cycle's error band (+76% in this build), not a fit.
   Machine h200("hgx-h200-8");
   PlanRequest r = request(PlanMode::Serve, 4000, 200);
   PlanResult p = Planner(load_model("deepseek-r1"), *h200.router, r).evaluate(strat(8), 0);
