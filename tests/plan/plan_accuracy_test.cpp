@@ -146,7 +146,7 @@ TEST_CASE("DeepSeek-R1 bursts on 8xH200 with the Triton block-FP8 rate (gpustack
   // block-scaled fp8 GEMMs (dense and the TP fused MoE) at 0.551 of the per-tensor rate, the
   // ratio measured on the H200 (topologies/calibration/r1-prefill-h200-2026-12-03.json).
   // This build: total +40/+37/+22%, mean TPOT −15/−16/−13%, mean TTFT −33/−35/−17%. The rest
-  // of the prefill gap is not measured per kernel (MLA prefill attention is priced ≈ 2.7× faster
+  // of the prefill gap is not measured per kernel (MLA prefill attention is priced ≈ 1.4× faster
   // than the best SDPA backend measured; docs/compute-model.md).
   Machine h200("hgx-h200-8");
   const ModelSpec m = load_model("deepseek-r1");
