@@ -27,6 +27,9 @@ struct KernelCost {
   double kv_bytes = 0;             // the part of `bytes` that is KV cache
   double m = 0, n = 0, k = 0;      // GEMM shape per group: m tokens, n outputs, k inputs
   double groups = 1;               // GroupedGemm: number of experts touched; otherwise 1
+  // FP8 weights with 2-D block scales (DeepSeek's 128×128): the GEMM applies a scale per k block
+  // (docs/compute-model.md, "DeepSeek-R1 TP8 prefill kernels").
+  bool block_scaled = false;
 };
 
 }  // namespace topoplan

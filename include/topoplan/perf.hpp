@@ -74,6 +74,16 @@ struct Calibration {
   LogCurve tc_fp8;         // same for fp8 (also int8/fp4 math)
   double tile_m = 8;       // m (tokens) is padded up to a multiple of this (wgmma N step,
                            // small-m kernels swap A/B)
+  // Small-k GEMMs: an output tile's fixed cost (prologue, pipeline fill, epilogue) is amortised
+  // over k / BLOCK_K main-loop steps, so the rate scales as r(k) = k / (k + k_half); the size
+  // curves above are taken at k_ref, and a GEMM with k < k_ref runs r(k) / r(k_ref) of their
+  // rate (docs/compute-model.md, "Small k"). 0: not measured (no k term).
+  double k_half_bf16 = 0, k_half_fp8 = 0, k_ref = 0;
+  // Rate of a Triton block-scaled FP8 GEMM ÷ the per-tensor FP8 rate at the same shape
+  // (`fp8_block_triton.ratio`; 0: not measured). Used only when a plan asks for that kernel.
+  double fp8_block_triton_ratio = 0;
+  // r(k) / r(k_ref) capped at 1 for the bf16 or fp8 class; 1 when not measured or k unknown.
+  double k_shape(double k, bool fp8_rate) const;
 };
 
 // The built-in calibration measured on `gpu_name`, or nullptr when none was measured.
@@ -100,6 +110,13 @@ struct MeasuredKernel {
 std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
                                                 const std::string& source);
 
+// Which kernel runs GEMMs with block-scaled FP8 weights: priced like per-tensor FP8 (cuBLASLt,
+// DeepGEMM-class kernels), or at the measured rate of a Triton block-FP8 kernel (SGLang/vLLM
+// `w8a8_block_fp8_matmul` and the fused-MoE Triton path).
+enum class Fp8BlockGemm { Cublas, Triton };
+std::string_view to_string(Fp8BlockGemm g);                // "cublas", "triton"
+Fp8BlockGemm parse_fp8_block_gemm(std::string_view text);  // UnknownNameError otherwise
+
 class ComputeModel {
  public:
   // Uses the GPU's own calibration when one is built in, else the reference curve shapes
@@ -110,6 +127,9 @@ class ComputeModel {
 
   // Replaces the peak memory bandwidth (e.g. a CPU host at 64 GB/s); curve shapes are kept.
   ComputeModel with_memory_bandwidth(double GBps) const;
+  // Block-scaled FP8 GEMMs at the Triton rate (Calibration::fp8_block_triton_ratio, or the
+  // reference calibration's when this GPU's has none); Cublas: as per-tensor FP8 (default).
+  ComputeModel with_fp8_block_gemm(Fp8BlockGemm g) const;
 
   double kernel_time_us(const KernelCost& k) const noexcept;
   KernelTiming explain(const KernelCost& k) const noexcept;
@@ -139,6 +159,7 @@ class ComputeModel {
   double hbm_GBps_ = 0;
   bool measured_ = false;
   bool bw_override_ = false;
+  double block_fp8_ratio_ = 1;  // applied to block-scaled FP8 GEMMs' tensor rate
 };
 
 // Marks every weight format `gpu` has no tensor cores for (FP8 before Ada/Hopper, FP4 before

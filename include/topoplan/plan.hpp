@@ -16,8 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "topoplan/burst.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/model.hpp"
+#include "topoplan/perf.hpp"
 #include "topoplan/placement.hpp"
 #include "topoplan/route.hpp"
 
@@ -29,6 +31,12 @@ enum class PlanMode { Serve, Prefill, Decode };
 std::string_view to_string(PlanMode m);             // "serve", "prefill", "decode"
 PlanMode parse_plan_mode(std::string_view text);    // UnknownNameError on anything else
 PathClass parse_path_class(std::string_view text);  // "NVL", "PIX", ... (case-insensitive)
+
+// steady: the serve cycle of "Throughput" (docs/planner.md); burst: `requests` arriving together,
+// scheduled prefill-first in waves (burst.hpp), reported beside the plans for the best one.
+enum class PlanWorkload { Steady, Burst };
+std::string_view to_string(PlanWorkload w);               // "steady", "burst"
+PlanWorkload parse_plan_workload(std::string_view text);  // UnknownNameError on anything else
 
 struct NcclTuning;
 
@@ -59,6 +67,12 @@ struct PlanRequest {
   // --disable-cuda-graph / --enforce-eager). Prefill is always eager: the engines capture
   // graphs for decode batch sizes only.
   bool cuda_graphs = true;
+  // Serve only: `burst` adds the burst schedule of `requests` requests (>= 1) on the best plan.
+  PlanWorkload workload = PlanWorkload::Steady;
+  double requests = 0;
+  // Kernel for block-scaled FP8 weights (perf.hpp Fp8BlockGemm): cublas prices them as
+  // per-tensor FP8 (the default, as before); triton at the measured Triton block-FP8 rate.
+  Fp8BlockGemm fp8_block_gemm = Fp8BlockGemm::Cublas;
   // Communication constants from `topoplan calibrate` (--calibration); nullptr: the built-in
   // ones. Must outlive the planner.
   const NcclTuning* comm_tuning = nullptr;
@@ -195,6 +209,8 @@ struct PlanOutput {
   double search_seconds = 0;
   int threads = 1;
   double evaluations_per_s_per_core() const;
+  // --workload burst: the burst schedule on the best plan (burst_workload); else empty.
+  std::optional<BurstResult> burst;
 };
 
 // How a search runs (not what it answers: every setting gives the same PlanOutput apart from
@@ -247,6 +263,11 @@ class Planner {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The burst schedule of request.requests on `plan` (its strategy and max batch), priced by the
+// planner's prefill and decode; empty when the plan does not fit or no requests are given.
+std::optional<BurstResult> burst_workload(const Planner& planner, const PlanResult& plan,
+                                          const PlanRequest& request);
 
 // Convenience: load nothing, just build a Planner and run it.
 PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest& request);

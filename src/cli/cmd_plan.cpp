@@ -28,7 +28,8 @@ namespace {
 struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
-  std::string mode = "serve", placement = "tp-pp-dp", max_tp_class, cuda_graphs = "on";
+  std::string mode = "serve", workload = "steady", fp8_block_gemm = "cublas",
+              placement = "tp-pp-dp", max_tp_class, cuda_graphs = "on";
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
@@ -73,6 +74,8 @@ class ProgressBar {
 // The request from the flags (shared with `compare`, which plans several designs with it).
 PlanRequest finish_request(PlanArgs& a) {
   a.req.mode = parse_plan_mode(a.mode);
+  a.req.workload = parse_plan_workload(a.workload);
+  a.req.fp8_block_gemm = parse_fp8_block_gemm(a.fp8_block_gemm);
   a.req.order = parse_placement_order(a.placement);
   if (!a.max_tp_class.empty()) a.req.max_tp_class = parse_path_class(a.max_tp_class);
   a.req.tp = a.tp;
@@ -106,6 +109,8 @@ int run_plan(PlanArgs& a) {
     search.progress = [&bar](int done, int total) { bar.update(done, total); };
     out = plan(m, *setup.router, req, search);
   }
+  if (req.workload == PlanWorkload::Burst && !out.plans.empty())
+    out.burst = burst_workload(Planner(m, *setup.router, req), out.plans.front(), req);
   const Topology& t = setup.router->topology();
   if (!a.chart.empty()) report::write_pareto_chart(out, a.chart);
   if (!a.html.empty()) report::write_plan_html(t, out, a.html);
@@ -133,6 +138,15 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a) {
   sub.add_option("--mem-util", r.mem_util, "HBM fraction the engine may use (vLLM default)")
       ->capture_default_str();
   sub.add_option("--prefill-chunk", r.prefill_chunk, "tokens per prefill chunk")
+      ->capture_default_str();
+  sub.add_option("--workload", a.workload,
+                 "serve: steady (the serve cycle) | burst (--requests arriving together, "
+                 "prefill-first waves on the best plan)")
+      ->capture_default_str();
+  sub.add_option("--requests", r.requests, "--workload burst: requests arriving together");
+  sub.add_option("--fp8-block-gemm", a.fp8_block_gemm,
+                 "block-scaled FP8 GEMMs: cublas (as per-tensor FP8) | triton (measured Triton "
+                 "block-FP8 rate: SGLang/vLLM TP fused MoE, w8a8_block_fp8_matmul)")
       ->capture_default_str();
   sub.add_option("--cuda-graphs", a.cuda_graphs,
                  "on: decode replays CUDA graphs; off: eager launches (prefill is always eager)")

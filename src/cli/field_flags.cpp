@@ -27,6 +27,8 @@ const std::map<std::string, std::string>& table() {
       {"mtp_accept", "--mtp-accept"},
       {"mem_util", "--mem-util"},
       {"prefill_chunk", "--prefill-chunk"},
+      {"workload", "--workload"},
+      {"requests", "--requests"},
       {"top", "--top"},
       {"precision", "--precision"},
       // Strategy values reach the library unvalidated only through the API; the CLI keeps the

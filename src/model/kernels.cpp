@@ -24,6 +24,7 @@ KernelCost gemm(const ModelSpec& m, const std::string& name, double rows, double
   c.m = rows;
   c.n = n;
   c.k = k;
+  c.block_scaled = !f.weight_only && f.dtype == Dtype::FP8 && f.scale_block_elems > 0;
   return c;
 }
 

@@ -192,6 +192,13 @@ void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, con
   out.push_back(elementwise(m, "experts_act", assigned, il, glu ? 3 : 2, 0));
   add_quant(out, m, f, "experts_down_quant", assigned, il);
   out.push_back(down);
+  // The down GEMM writes one row per (token, expert) assignment; a reduction sums each token's
+  // top-k rows (vLLM fused_moe `ops.moe_sum(intermediate_cache3.view(M, topk, K), out)`, SGLang
+  // `moe_sum_reduce`): reads the assignments, writes the tokens. Under attention DP with the
+  // experts spread over the whole group, DeepEP's combine all-to-all does this sum instead.
+  const bool deepep_combine = s.attention_dp && s.ep > 1 && s.ep == s.tp;
+  if (!deepep_combine && e.top_k > 1)
+    out.push_back(elementwise(m, "experts_combine", assigned, m.hidden, 1 + T / assigned, 0));
 }
 
 }  // namespace

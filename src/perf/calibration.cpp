@@ -70,7 +70,25 @@ Calibration parse_calibration(const std::string& json_text, const std::string& s
   c.tc_bf16 = parse_curve(f, "tc_bf16", "flops", c.ref_bf16_TFLOPS * 1e6, true);
   c.tc_fp8 = parse_curve(f, "tc_fp8", "flops", c.ref_fp8_TFLOPS * 1e6, false);
   if (c.tc_fp8.y.empty()) c.tc_fp8 = c.tc_bf16;
+  if (f.has("fp8_block_triton")) {
+    const io::JsonReader b =
+        io::JsonReader::object_at(f.at("fp8_block_triton"), source, "/fp8_block_triton");
+    c.fp8_block_triton_ratio = b.number_at_most("ratio", 0, 1, true);
+  }
+  if (f.has("gemm_k_shape")) {
+    const io::JsonReader k =
+        io::JsonReader::object_at(f.at("gemm_k_shape"), source, "/gemm_k_shape");
+    c.k_ref = k.number("k_ref", 1, true);
+    c.k_half_bf16 = k.number("k_half_bf16", 0, true);
+    c.k_half_fp8 = k.number("k_half_fp8", 0, true);
+  }
   return c;
+}
+
+double Calibration::k_shape(double k, bool fp8_rate) const {
+  const double half = fp8_rate ? k_half_fp8 : k_half_bf16;
+  if (!(half > 0) || !(k_ref > 0) || !(k > 0) || k >= k_ref) return 1.0;
+  return (k / (k + half)) / (k_ref / (k_ref + half));
 }
 
 const Calibration& reference_calibration() {

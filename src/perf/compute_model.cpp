@@ -76,6 +76,24 @@ ComputeModel ComputeModel::for_gpu(const GpuSpec& gpu) {
   return from_calibration(gpu, cal, false);
 }
 
+std::string_view to_string(Fp8BlockGemm g) {
+  return g == Fp8BlockGemm::Triton ? "triton" : "cublas";
+}
+
+Fp8BlockGemm parse_fp8_block_gemm(std::string_view text) {
+  for (Fp8BlockGemm g : {Fp8BlockGemm::Cublas, Fp8BlockGemm::Triton})
+    if (text == to_string(g)) return g;
+  throw UnknownNameError("fp8 block GEMM kernel", std::string(text), {"cublas", "triton"});
+}
+
+ComputeModel ComputeModel::with_fp8_block_gemm(Fp8BlockGemm g) const {
+  ComputeModel cm = *this;
+  const double own = cal_.fp8_block_triton_ratio;
+  const double r = own > 0 ? own : reference_calibration().fp8_block_triton_ratio;
+  cm.block_fp8_ratio_ = g == Fp8BlockGemm::Triton && r > 0 ? r : 1;
+  return cm;
+}
+
 ComputeModel ComputeModel::with_memory_bandwidth(double GBps) const {
   if (!(GBps > 0) || !std::isfinite(GBps))
     throw FieldError("hbm_GBps", "memory bandwidth must be > 0 GB/s");
@@ -151,7 +169,9 @@ KernelTiming ComputeModel::explain(const KernelCost& k) const noexcept {
       work = k.flops * padded_m / k.m;
     }
     const double ideal_us = work / (t.peak_TFLOPS * 1e6);
-    const double frac = curve.at(ideal_us);
+    double frac = curve.at(ideal_us);
+    if (k.kind != KernelKind::Attention) frac *= cal_.k_shape(k.k, fp8_rate);
+    if (k.block_scaled && fp8_rate) frac *= block_fp8_ratio_;
     t.compute_us = ideal_us / frac;
     t.achieved_TFLOPS = k.flops / t.compute_us * 1e-6;
   }

@@ -28,6 +28,16 @@ PlanMode parse_plan_mode(std::string_view text) {
   throw UnknownNameError("mode", std::string(text), {"serve", "prefill", "decode"});
 }
 
+std::string_view to_string(PlanWorkload w) {
+  return w == PlanWorkload::Burst ? "burst" : "steady";
+}
+
+PlanWorkload parse_plan_workload(std::string_view text) {
+  for (PlanWorkload w : {PlanWorkload::Steady, PlanWorkload::Burst})
+    if (text == to_string(w)) return w;
+  throw UnknownNameError("workload", std::string(text), {"steady", "burst"});
+}
+
 PathClass parse_path_class(std::string_view text) {
   std::string up(text);
   for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -86,6 +96,18 @@ void validate_sequence(const PlanRequest& r, const ModelSpec& m) {
                        " tokens) exceeds the model's context of " + std::to_string(m.max_context));
 }
 
+// A burst is a serve workload of whole requests; `requests` means nothing without it.
+void validate_burst(const PlanRequest& r) {
+  if (r.workload == PlanWorkload::Steady) {
+    need(r.requests == 0, "requests", "needs {workload} burst");
+    return;
+  }
+  need(r.mode == PlanMode::Serve, "workload", "burst is a serve workload (mode serve)");
+  need(std::isfinite(r.requests) && r.requests >= 1 && r.requests <= kMaxCount &&
+           r.requests == std::floor(r.requests),
+       "requests", "must be a whole number of requests, at least 1");
+}
+
 }  // namespace
 
 void PlanRequest::validate(const ModelSpec& m) const {
@@ -107,6 +129,7 @@ void PlanRequest::validate(const ModelSpec& m) const {
        "attention data parallelism is modelled for MoE models only; " + m.name + " is dense");
   validate_mtp(*this);
   validate_sequence(*this, m);
+  validate_burst(*this);
 }
 
 double TimeBreakdown::total_us() const {

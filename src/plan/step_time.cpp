@@ -62,7 +62,7 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q, SearchOp
       req(std::move(q)),
       gpus(plan_gpus(req, r)),
       gpu(first_gpu(r, gpus)),
-      cm(ComputeModel::for_gpu(gpu)),
+      cm(ComputeModel::for_gpu(gpu).with_fp8_block_gemm(req.fp8_block_gemm)),
       comm(r, req.comm_tuning ? *req.comm_tuning : NcclTuning::builtin()),
       placer(r, StepCounts{m.layers, layer_count(m, LayerType::Moe)}),
       blocks(r),

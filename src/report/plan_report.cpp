@@ -119,9 +119,35 @@ ordered_json request_json(const PlanOutput& o) {
                  {"mem_util", r.mem_util},
                  {"prefill_chunk", count(r.prefill_chunk)},
                  {"cuda_graphs", r.cuda_graphs},
+                 {"workload", to_string(r.workload)},
+                 {"fp8_block_gemm", to_string(r.fp8_block_gemm)},
+                 {"requests", r.requests > 0 ? count(r.requests) : ordered_json(nullptr)},
                  {"weight_format", o.weight_format},
                  {"kv_dtype", o.kv_dtype}};
   return j;
+}
+
+// The burst schedule (burst.hpp); null without --workload burst, so the keys are always there.
+ordered_json burst_json(const std::optional<BurstResult>& b) {
+  if (!b) return nullptr;
+  ordered_json waves = ordered_json::array();
+  for (const BurstWave& w : b->waves)
+    waves.push_back({{"requests", count(w.requests)},
+                     {"start_s", w.start_us * 1e-6},
+                     {"prefill_s", w.prefill_us * 1e-6},
+                     {"decode_s", w.decode_us * 1e-6},
+                     {"decode_step_ms", w.decode_step_us * 1e-3}});
+  return {{"requests", count(b->requests)},
+          {"concurrency", count(b->concurrency)},
+          {"makespan_s", b->makespan_s},
+          {"prefill_s", b->prefill_s},
+          {"decode_s", b->decode_s},
+          {"total_tokens_per_s", b->total_tokens_per_s},
+          {"output_tokens_per_s", b->output_tokens_per_s},
+          {"mean_ttft_ms", b->mean_ttft_ms},
+          {"max_ttft_ms", b->max_ttft_ms},
+          {"mean_tpot_ms", b->mean_tpot_ms},
+          {"waves", std::move(waves)}};
 }
 
 // Rounds every floating-point value of the tree (json_number), so goldens are stable across
@@ -170,6 +196,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
                           {"ttft_ms", b.ttft_ms},
                           {"tokens_per_s_per_gpu", b.tokens_per_s_per_gpu}};
   }
+  j["burst"] = burst_json(out.burst);
   round_numbers(j);
   os << j.dump(2) << "\n";
 }
@@ -319,6 +346,17 @@ void print_pareto(std::ostream& os, const PlanOutput& o) {
   t.print(os, "  ");
 }
 
+void print_burst(std::ostream& os, const BurstResult& b) {
+  os << "Burst of " << fmt("%.0f", b.requests) << " requests (prefill before decode, in "
+     << b.waves.size() << (b.waves.size() == 1 ? " wave" : " waves") << " of at most "
+     << fmt("%.0f", b.concurrency) << " sequences): makespan " << fmt("%.1f", b.makespan_s)
+     << " s (prefill " << fmt("%.1f", b.prefill_s) << " s, decode " << fmt("%.1f", b.decode_s)
+     << " s), " << fmt("%.0f", b.total_tokens_per_s) << " total tok/s ("
+     << fmt("%.0f", b.output_tokens_per_s) << " output), mean TTFT " << fmt("%.0f", b.mean_ttft_ms)
+     << " ms (last " << fmt("%.0f", b.max_ttft_ms) << " ms), mean TPOT "
+     << fmt("%.1f", b.mean_tpot_ms) << " ms\n";
+}
+
 // The search's size and speed, the figure planners are compared by (varies run to run).
 void print_footer(std::ostream& os, const PlanOutput& o) {
   os << "\nSearch: " << o.strategies_evaluated << " strategies evaluated in "
@@ -355,6 +393,7 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   if (!o.explanation.empty()) os << "Why: " << o.explanation << "\n";
   if (!o.objective_note.empty()) os << o.objective_note << "\n";
   if (o.request.mode == PlanMode::Serve) print_pareto(os, o);
+  if (o.burst) print_burst(os, *o.burst);
   print_footer(os, o);
 }
 

@@ -96,3 +96,23 @@ topoplan_cli_test(plan_ttft_max_nan ARGS plan --ttft-max nan EXIT 2
                   EXPECT_STDERR "--ttft-max: must be a finite number of ms")
 topoplan_cli_test(plan_mtp_accept_nan ARGS plan --mtp-accept nan EXIT 2
                   EXPECT_STDERR "--mtp-accept: must be a finite number")
+# Burst workload (issue 14): the schedule beside the plans; --requests needs --workload burst.
+topoplan_cli_test(plan_burst_table
+                  ARGS plan --topology hgx-h200-8 --tp 8 --ep 1 --attention-dp false --prompt 4000
+                       --output 200 --workload burst --requests 500
+                  EXPECT_STDOUT "Burst of 500 requests \\(prefill before decode, in 4 waves of at most 162 sequences\\): makespan")
+topoplan_cli_test(plan_burst_json
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --tp 8 --prompt 512 --output 64
+                       --workload burst --requests 100 --json
+                  EXPECT_STDOUT "\"workload\": \"burst\",.*\"requests\": 100.*\"burst\": \\{.*\"makespan_s\"")
+topoplan_cli_test(plan_requests_without_burst ARGS plan --requests 5 EXIT 2
+                  EXPECT_STDERR "--requests: needs --workload burst")
+topoplan_cli_test(plan_burst_not_decode ARGS plan --mode decode --workload burst --requests 5
+                  EXIT 2 EXPECT_STDERR "--workload: burst is a serve workload")
+topoplan_cli_test(plan_bad_workload ARGS plan --workload bursty EXIT 2 EXPECT_STDERR "burst")
+topoplan_cli_test(plan_fp8_block_gemm_json
+                  ARGS plan --topology hgx-h200-8 --tp 8 --ep 1 --attention-dp false --mode decode
+                       --fp8-block-gemm triton --json
+                  EXPECT_STDOUT "\"fp8_block_gemm\": \"triton\"")
+topoplan_cli_test(plan_bad_fp8_block_gemm ARGS plan --fp8-block-gemm deepgemm EXIT 2
+                  EXPECT_STDERR "cublas")

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "model/moe_balance.hpp"
 #include "model/tiny_models.hpp"
 #include "topoplan/model.hpp"
 
@@ -170,4 +171,40 @@ TEST_CASE("communication volumes per token") {
   CHECK(c.moe_dispatch_bytes_per_token == doctest::Approx(8 * 7168 * (1 + 4.0 / 128)));
   CHECK(c.moe_combine_bytes_per_token == 8 * 7168 * 2);
   CHECK(layer_comm(ds, LayerType::Dense).moe_dispatch_bytes_per_token == 0);
+}
+
+TEST_CASE("tiny MoE: the top-k combine reads every assignment and writes every token") {
+  ModelSpec m = test::tiny_moe();  // hidden 8, 4 experts top-2, bf16 (2 B)
+  // Prefill of 5 tokens, EP1: 5 × 2 = 10 assignments. Combine: reads 10 rows of 8, writes 5 rows
+  // of 8: (10 + 5) × 8 × 2 B = 240 B.
+  Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 5, .context = 0};
+  const auto ks = layer_kernels(m, LayerType::Moe, w, Shard{});
+  const KernelCost c = find(ks, "experts_combine");
+  CHECK(c.kind == KernelKind::Elementwise);
+  CHECK(c.bytes == doctest::Approx(240));
+  CHECK(c.weight_bytes == 0);
+  // EP2 inside TP2 (no attention DP): the busiest rank sums its assignments (E[max] of two
+  // Binomial(10, 1/2), moe_balance.hpp) and writes all 5 tokens: (a + 5) × 16 B.
+  Shard ep2{.tp = 2, .ep = 2};
+  const double a = moe::busiest_rank_assignments(5, 2, 2);
+  CHECK(a > 5);
+  CHECK(find(layer_kernels(m, LayerType::Moe, w, ep2), "experts_combine").bytes ==
+        doctest::Approx((a + 5) * 16));
+  // Attention DP with ep = tp: DeepEP's combine all-to-all sums, no kernel.
+  Shard deepep{.tp = 2, .ep = 2, .attention_dp = true};
+  bool found = false;
+  for (const KernelCost& k : layer_kernels(m, LayerType::Moe, w, deepep))
+    found = found || k.name == "experts_combine";
+  CHECK_FALSE(found);
+}
+
+TEST_CASE("block-scaled fp8 GEMMs are marked for the perf layer, others are not") {
+  const ModelSpec r1 = load_model("deepseek-r1");  // fp8, 128x128 blocks
+  Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 64, .context = 0};
+  const auto ks = layer_kernels(r1, LayerType::Moe, w, Shard{.tp = 8});
+  CHECK(find(ks, "experts_down").block_scaled);
+  CHECK(find(ks, "o_proj").block_scaled);
+  CHECK_FALSE(find(ks, "attn").block_scaled);
+  ModelSpec m = test::tiny_moe();  // bf16
+  CHECK_FALSE(find(layer_kernels(m, LayerType::Moe, w, Shard{}), "experts_down").block_scaled);
 }

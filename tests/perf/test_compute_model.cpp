@@ -204,3 +204,72 @@ TEST_CASE("eager launch cost: parsed, the reference's when absent, validated") {
   }
   CHECK(msg.find("/eager_launch_us") != std::string::npos);
 }
+
+TEST_CASE("gemm_k_shape: optional, parsed with located errors, slows only k below k_ref") {
+  const std::string body = R"({"gpu": "G", "source": "s", "floor_us": 1,
+    "reference_peaks": {"hbm_GBps": 1000, "bf16_TFLOPS": 100, "fp8_TFLOPS": 200},
+    "tc_bf16": {"flops": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_gemm": {"bytes": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_stream": {"bytes": [1, 2], "fraction": [0.5, 0.5]}, "gemm_k_shape": )";
+  CHECK(flat_calibration().k_shape(256, false) == 1);  // absent: no term
+  const Calibration c =
+      parse_calibration(body + R"({"k_ref": 1000, "k_half_bf16": 100, "k_half_fp8": 400}})", "c");
+  // bf16, k = 100: (100/200) / (1000/1100) = 0.55; fp8, k = 400: (400/800) / (1000/1400) = 0.7.
+  CHECK(c.k_shape(100, false) == doctest::Approx(0.55));
+  CHECK(c.k_shape(400, true) == doctest::Approx(0.7));
+  CHECK(c.k_shape(1000, true) == 1);
+  CHECK(c.k_shape(5000, true) == 1);
+  CHECK(c.k_shape(0, true) == 1);  // shape unknown
+  // Priced: a compute-bound bf16 GEMM at k = 100 takes 1 / 0.55 of the time at equal flops.
+  const ComputeModel cm = ComputeModel::from_calibration(round_gpu(), c, true);
+  KernelCost small, large;
+  small.kind = large.kind = KernelKind::Gemm;
+  small.m = large.m = 1024;
+  small.k = 100, small.n = 1e4;
+  large.k = 1e4, large.n = 100;
+  small.flops = large.flops = 2 * 1024 * 1e4 * 100;
+  CHECK(cm.explain(small).compute_us == doctest::Approx(cm.explain(large).compute_us / 0.55));
+  std::string msg;
+  try {
+    parse_calibration(body + R"({"k_ref": 1000, "k_half_bf16": 0, "k_half_fp8": 400}})", "c.json");
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  CHECK(msg.find("c.json") != std::string::npos);
+  CHECK(msg.find("/gemm_k_shape/k_half_bf16") != std::string::npos);
+}
+
+TEST_CASE("fp8 block GEMMs at the Triton rate: only block-scaled fp8, only when asked") {
+  // The reference calibration's fp8_block_triton ratio (0.551, r1-prefill-h200-2026-12-03.json)
+  // divides the tensor rate of block-scaled fp8 GEMMs; per-tensor fp8 and bf16 are unchanged.
+  const ComputeModel base = ComputeModel::for_gpu(Catalog::builtin().gpu("H200-SXM"));
+  const ComputeModel triton = base.with_fp8_block_gemm(Fp8BlockGemm::Triton);
+  KernelCost k;
+  k.kind = KernelKind::Gemm;
+  k.math_dtype = Dtype::FP8;
+  k.m = 8000, k.n = 7168, k.k = 2048;
+  k.flops = 2 * k.m * k.n * k.k;
+  k.block_scaled = true;
+  CHECK(triton.explain(k).compute_us == doctest::Approx(base.explain(k).compute_us / 0.551));
+  CHECK(base.with_fp8_block_gemm(Fp8BlockGemm::Cublas).explain(k).compute_us ==
+        doctest::Approx(base.explain(k).compute_us));
+  k.block_scaled = false;
+  CHECK(triton.explain(k).compute_us == doctest::Approx(base.explain(k).compute_us));
+  k.block_scaled = true;
+  k.math_dtype = Dtype::BF16;
+  CHECK(triton.explain(k).compute_us == doctest::Approx(base.explain(k).compute_us));
+  CHECK(parse_fp8_block_gemm("triton") == Fp8BlockGemm::Triton);
+  CHECK_THROWS_AS(parse_fp8_block_gemm("deepgemm"), UnknownNameError);
+  const std::string body = R"({"gpu": "G", "source": "s", "floor_us": 1,
+    "reference_peaks": {"hbm_GBps": 1000, "bf16_TFLOPS": 100, "fp8_TFLOPS": 200},
+    "tc_bf16": {"flops": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_gemm": {"bytes": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_stream": {"bytes": [1, 2], "fraction": [0.5, 0.5]}, "fp8_block_triton": {"ratio": 1.5}})";
+  std::string msg;
+  try {
+    parse_calibration(body, "c.json");
+  } catch (const InputError& e) {
+    msg = e.what();
+  }
+  CHECK(msg.find("/fp8_block_triton/ratio") != std::string::npos);
+}

@@ -1,6 +1,7 @@
 // Published measurements the planner must stay close to (docs/planner.md, "Accuracy"). The
 // tolerances state how far the model is trusted; nothing in the model was fitted to them.
 #include <doctest/doctest.h>
+#include <cmath>
 
 #include "plan/plan_test_util.hpp"
 
@@ -24,6 +25,33 @@ PlanResult pinned(const std::string& model, const Machine& m, int gpus, const St
   PlanRequest r = request(mode, prompt, output);
   r.gpus = gpus;
   return Planner(load_model(model), *m.router, r).evaluate(s, batch);
+}
+
+// A benchmark that sends `requests` at once (vllm bench serve without a rate) and what it
+// measured: total tok/s, mean TPOT (ms), mean TTFT (s; 0: not used).
+struct BurstPoint {
+  double prompt, output, requests, total, tpot_ms, ttft_s;
+};
+
+// gpustack docs performance-lab/deepseek-r1/h200.md, SGLang 0.5.3 `--tp 8 --enable-dp-attention`
+// (dp_size 1: TP8, EP1) on 8×H200, random 4k/200, 2k/100, 32k/100.
+constexpr BurstPoint kGpustackR1[] = {{4000, 200, 500, 16096.80, 107.91, 62.81},
+                                      {2000, 100, 500, 19024.33, 154.49, 27.25},
+                                      {32000, 100, 100, 16091.68, 198.62, 98.13}};
+
+// The burst schedule of `pt` on TP8 (EP1, no attention DP); `steady` receives the plan itself.
+BurstResult tp8_burst(const Machine& machine, const ModelSpec& m, const BurstPoint& pt,
+                      Fp8BlockGemm block = Fp8BlockGemm::Cublas, PlanResult* steady = nullptr) {
+  PlanRequest r = request(PlanMode::Serve, pt.prompt, pt.output);
+  r.workload = PlanWorkload::Burst;
+  r.requests = pt.requests;
+  r.fp8_block_gemm = block;
+  Planner planner(m, *machine.router, r);
+  const PlanResult best = planner.evaluate(strat(8), 0);
+  if (steady) *steady = best;
+  const auto b = burst_workload(planner, best, r);
+  REQUIRE(b.has_value());
+  return *b;
 }
 
 }  // namespace
@@ -80,8 +108,9 @@ TEST_CASE("DeepSeek-R1 burst on 8xH200, SGLang TP8 (gpustack): optimistic, withi
   // gpustack docs performance-lab/deepseek-r1/h200.md, "very long request" scenario: SGLang 0.5.3
   // `--tp 8 --enable-dp-attention` without `--dp` (dp_size 1: attention and MoE run TP8),
   // 500 × (4000 in / 200 out): 16,097 total tokens/s. Priced as serve mode at the largest batch
-  // that fits; total = output tokens/s × 4200 / 200. The model is ≈ 2× optimistic here
-  // (docs/planner.md, "Reading the errors"); this pins that error band, not a fit.
+  // that fits; total = output tokens/s × 4200 / 200: the steady serve cycle, as the point was
+  // first priced (the burst tests below price the workload that ran). This pins the steady
+  // cycle's error band (+76% in this build), not a fit.
   Machine h200("hgx-h200-8");
   PlanRequest r = request(PlanMode::Serve, 4000, 200);
   PlanResult p = Planner(load_model("deepseek-r1"), *h200.router, r).evaluate(strat(8), 0);
@@ -90,11 +119,70 @@ TEST_CASE("DeepSeek-R1 burst on 8xH200, SGLang TP8 (gpustack): optimistic, withi
   CHECK(total < 2.2 * 16097);
 }
 
+TEST_CASE("DeepSeek-R1 bursts on 8xH200, SGLang TP8 (gpustack): the burst schedule's TPOT") {
+  // kGpustackR1 above: vllm bench serve sends every request at once.
+  Machine h200("hgx-h200-8");
+  const ModelSpec m = load_model("deepseek-r1");
+  for (const BurstPoint& pt : kGpustackR1) {
+    CAPTURE(pt.prompt);
+    PlanResult best;
+    const BurstResult b = tp8_burst(h200, m, pt, Fp8BlockGemm::Cublas, &best);
+    // The stall mechanism: prefill of later prompts inside a request's decode brings the mean
+    // TPOT from the bare step (38.7 ms at 4k) to within 40% of the measured one, always closer
+    // than the bare step. The rest is prefill speed: the model prefills ≈ 2x faster than SGLang
+    // did here (docs/planner.md, "Burst"), which also shortens the stalls.
+    CHECK(std::abs(b.mean_tpot_ms - pt.tpot_ms) < std::abs(best.tpot_ms - pt.tpot_ms));
+    CHECK(b.mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.40));
+    // Throughput and TTFT keep the prefill error: pinned as a band, not fitted.
+    CHECK(b.total_tokens_per_s > pt.total);
+    CHECK(b.total_tokens_per_s < 2.2 * pt.total);
+    CHECK(b.mean_ttft_ms * 1e-3 < pt.ttft_s);
+    CHECK(b.mean_ttft_ms * 1e-3 > 0.4 * pt.ttft_s);
+  }
+}
+
+TEST_CASE("DeepSeek-R1 bursts on 8xH200 with the Triton block-FP8 rate (gpustack)") {
+  // The same three SGLang TP8 bursts as above, now priced with --fp8-block-gemm triton: the
+  // block-scaled fp8 GEMMs (dense and the TP fused MoE) at 0.551 of the per-tensor rate, the
+  // ratio measured on the H200 (topologies/calibration/r1-prefill-h200-2026-12-03.json).
+  // This build: total +40/+37/+22%, mean TPOT −15/−16/−13%, mean TTFT −33/−35/−17%. The rest
+  // of the prefill gap is not measured per kernel (MLA prefill attention is priced ≈ 1.4× faster
+  // than the best SDPA backend measured; docs/compute-model.md).
+  Machine h200("hgx-h200-8");
+  const ModelSpec m = load_model("deepseek-r1");
+  for (const BurstPoint& pt : kGpustackR1) {
+    CAPTURE(pt.prompt);
+    const BurstResult b = tp8_burst(h200, m, pt, Fp8BlockGemm::Triton);
+    CHECK(b.mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.25));
+    CHECK(b.total_tokens_per_s > pt.total);
+    CHECK(b.total_tokens_per_s < 1.5 * pt.total);
+  }
+}
+
+TEST_CASE("Qwen3-235B-A22B bf16 bursts on 8xH100, vLLM TP8 (gpustack): throughput within 35%") {
+  // gpustack docs performance-lab/qwen3-235b-a22b/h100.md, baseline `vllm serve
+  // Qwen/Qwen3-235B-A22B-Instruct-2507 -tp 8` (v0.11.0, bf16), vllm bench serve with every
+  // request at once: total tok/s at 4k, 2k, 32k. Held out from the R1 points above: same
+  // benchmark, a GQA bf16 MoE, no FP8 block scales, no MLA. vLLM's scheduler mixes prefill
+  // chunks into decode steps instead of stalling decode, so only the throughput (the same work
+  // in both schedules) is checked, not the TPOT split (TPOT and TTFT left 0).
+  const BurstPoint points[] = {{4000, 200, 500, 21113.53, 0, 0},
+                               {2000, 100, 500, 23858.69, 0, 0},
+                               {32000, 100, 100, 22657.51, 0, 0}};
+  Machine h100("hgx-h100-8");
+  const ModelSpec m = load_model("qwen3-235b-a22b");
+  for (const BurstPoint& pt : points) {
+    CAPTURE(pt.prompt);
+    // This build: +15% / +32% / +24% (docs/planner.md, "Accuracy").
+    CHECK(tp8_burst(h100, m, pt).total_tokens_per_s == doctest::Approx(pt.total).epsilon(0.35));
+  }
+}
+
 TEST_CASE("DeepSeek-R1 batch 1, TP16 over 2x8 H100 (tt-inference-server #356): eager within 25%") {
   // SGLang, concurrency 1, 128/128 tokens: TPOT 23.1 ms; the report gives no launch flags.
   // With CUDA graphs the model is 3x optimistic (7.7 ms): it is checked below that this gap is
-  // what eager launches explain. Graphs off: 1,391 kernels per step mostly shorter than the
-  // 10.5 µs eager launch (h200-sxm.json eager_launch_us) → 18.5 ms, −20%. Tolerance 25%, the
+  // what eager launches explain. Graphs off: 1,449 kernels per step mostly shorter than the
+  // 10.5 µs eager launch (h200-sxm.json eager_launch_us) → 19.1 ms, −17%. Tolerance 25%, the
   // DeepSeek serving tolerance above; the residual is unmodelled host work (scheduler, sampler).
   Machine two("hgx-h100-8", 2);
   PlanRequest r = request(PlanMode::Decode, 128, 128);

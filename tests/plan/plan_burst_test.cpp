@@ -1,0 +1,131 @@
+// The burst schedule (include/topoplan/burst.hpp): each term by hand on made-up phase prices,
+// then identities and monotonicity on a real plan.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "plan/plan_test_util.hpp"
+#include "topoplan/burst.hpp"
+#include "topoplan/error.hpp"
+
+using namespace topoplan;
+using topoplan::test::Machine;
+using topoplan::test::strat;
+
+namespace {
+
+// Prefill 10 ms per prompt, decode step 1 ms + 0.1 ms per sequence (µs in, like the planner).
+double fill_us(double n) {
+  return 10'000 * n;
+}
+double step_us(double n) {
+  return 1'000 + 100 * n;
+}
+
+}  // namespace
+
+TEST_CASE("burst_schedule: 5 requests, 2 at a time, every term by hand") {
+  // prompt 100, output 11: 10 decode steps after the first token. Waves of 2, 2, 1.
+  // Wave 1: start 0,      F = 20 ms, step 1.2 ms, D = 12 ms, ends 32 ms.
+  // Wave 2: start 32 ms,  F = 20 ms, D = 12 ms, ends 64 ms.
+  // Wave 3: start 64 ms,  F = 10 ms, step 1.1 ms, D = 11 ms, ends 85 ms.
+  const BurstResult r = burst_schedule(5, 100, 11, 2, 10, fill_us, step_us);
+  REQUIRE(r.waves.size() == 3);
+  CHECK(r.concurrency == 2);
+  CHECK(r.waves[1].start_us == doctest::Approx(32'000));
+  CHECK(r.waves[2].requests == 1);
+  CHECK(r.waves[2].decode_step_us == doctest::Approx(1'100));
+  CHECK(r.prefill_s == doctest::Approx(0.050));  // 20 + 20 + 10 ms
+  CHECK(r.decode_s == doctest::Approx(0.035));   // 12 + 12 + 11 ms
+  CHECK(r.makespan_s == doctest::Approx(0.085));
+  // First tokens: wave 1 at 10, 20; wave 2 at 42, 52; wave 3 at 74 ms. Mean 198 / 5.
+  CHECK(r.mean_ttft_ms == doctest::Approx(39.6));
+  CHECK(r.max_ttft_ms == doctest::Approx(74));
+  // (finish − first token) / 10: wave 1 (32−10, 32−20), wave 2 (64−42, 64−52), wave 3 (85−74):
+  // 22, 12, 22, 12, 11 ms → mean 15.8 ms / 10 = 1.58 ms.
+  CHECK(r.mean_tpot_ms == doctest::Approx(1.58));
+  CHECK(r.output_tokens_per_s == doctest::Approx(5 * 11 / 0.085));
+  CHECK(r.total_tokens_per_s == doctest::Approx(5 * 111 / 0.085));
+}
+
+TEST_CASE("burst_schedule: one wave when everything fits, output 1 has no TPOT") {
+  const BurstResult one = burst_schedule(3, 100, 11, 8, 10, fill_us, step_us);
+  REQUIRE(one.waves.size() == 1);
+  // F = 30 ms, D = 10 × 1.3 = 13 ms; first tokens 10, 20, 30 ms.
+  CHECK(one.makespan_s == doctest::Approx(0.043));
+  CHECK(one.mean_ttft_ms == doctest::Approx(20));
+  // (43 − 10, 43 − 20, 43 − 30) / 10 → mean 23 / 10 ms.
+  CHECK(one.mean_tpot_ms == doctest::Approx(2.3));
+  const BurstResult no_decode = burst_schedule(3, 100, 1, 8, 0, fill_us, step_us);
+  CHECK(no_decode.mean_tpot_ms == 0);
+  CHECK(no_decode.decode_s == 0);
+  CHECK(no_decode.makespan_s == doctest::Approx(0.030));
+}
+
+TEST_CASE("burst_schedule: a fractional KV capacity admits whole sequences only") {
+  const BurstResult r = burst_schedule(4, 100, 11, 2.7, 10, fill_us, step_us);
+  CHECK(r.concurrency == 2);
+  CHECK(r.waves.size() == 2);
+}
+
+TEST_CASE("burst on DeepSeek-R1 TP8 on 8xH200: identities against the planner's own phases") {
+  Machine h200("hgx-h200-8");
+  const ModelSpec m = load_model("deepseek-r1");
+  PlanRequest req;
+  req.tp = 8, req.ep = 1, req.attention_dp = false;
+  req.prompt = 4000, req.output = 200;
+  req.workload = PlanWorkload::Burst;
+  req.requests = 500;
+  req.validate(m);
+  const PlanOutput out = plan(m, *h200.router, req);
+  REQUIRE(!out.plans.empty());
+  const PlanResult& best = out.plans.front();
+  REQUIRE(best.fits);
+  Planner p(m, *h200.router, req);
+  const auto b = burst_workload(p, best, req);
+  REQUIRE(b.has_value());
+  // Waves of max_batch: ceil(500 / W), the last one the remainder.
+  const double w = std::floor(best.max_batch);
+  CHECK(b->concurrency == w);
+  CHECK(b->waves.size() == static_cast<std::size_t>(std::ceil(500 / w)));
+  CHECK(b->waves.back().requests ==
+        doctest::Approx(500 - w * static_cast<double>(b->waves.size() - 1)));
+  // Each full wave's prefill is the planner's prefill of w prompts; its decode 199 steps.
+  const double f = p.prefill(best.strategy, w, 4000, req.order).total_us();
+  const double s = p.decode_step(best.strategy, w, req.decode_context(), req.order).total_us();
+  CHECK(b->waves[0].prefill_us == doctest::Approx(f));
+  CHECK(b->waves[0].decode_us == doctest::Approx(199 * s));
+  CHECK(b->makespan_s == doctest::Approx(b->prefill_s + b->decode_s));
+  CHECK(b->total_tokens_per_s == doctest::Approx(500 * 4200 / b->makespan_s));
+  // A stalled request's TPOT is above the bare step: prefill of later prompts is in it.
+  CHECK(b->mean_tpot_ms > s * 1e-3);
+  // The steady serve cycle prefills and decodes the same work once per batch, so the burst's
+  // throughput is at most the steady one plus the partial last wave's gain (within 10%).
+  const double steady_total = best.tokens_per_s * 4200 / 200;
+  CHECK(b->total_tokens_per_s < 1.1 * steady_total);
+  // Monotone: more requests never take less time; they never raise the first request's TTFT.
+  PlanRequest more = req;
+  more.requests = 1000;
+  const auto b2 = burst_workload(p, best, more);
+  REQUIRE(b2.has_value());
+  CHECK(b2->makespan_s > b->makespan_s);
+  CHECK(b2->mean_ttft_ms > b->mean_ttft_ms);
+}
+
+TEST_CASE("burst requests are validated by field") {
+  const ModelSpec m = load_model("llama-3-8b");
+  PlanRequest r;
+  r.requests = 10;  // without --workload burst
+  CHECK_THROWS_AS(r.validate(m), FieldError);
+  r.workload = PlanWorkload::Burst;
+  r.validate(m);
+  r.requests = 0.5;
+  CHECK_THROWS_AS(r.validate(m), FieldError);
+  r.requests = 0;
+  CHECK_THROWS_AS(r.validate(m), FieldError);
+  r.requests = 10;
+  r.mode = PlanMode::Decode;
+  CHECK_THROWS_AS(r.validate(m), FieldError);
+  CHECK(parse_plan_workload("burst") == PlanWorkload::Burst);
+  CHECK_THROWS_AS(parse_plan_workload("bursty"), UnknownNameError);
+}
