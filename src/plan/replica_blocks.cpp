@@ -103,7 +103,8 @@ bool ReplicaBlocks::block_alike(int k, int block_gpus) const {
   const int per = block_gpus / gpus_per_server_;
   std::vector<std::pair<int, int>> leaf_of_plane;  // a block touches a handful of planes
   for (int s = k * per; s < (k + 1) * per; ++s)
-    for (const auto& [plane, leaf] : nic_leaves_[static_cast<std::size_t>(s)]) {
+    for (const std::pair<int, int>& nic : nic_leaves_[static_cast<std::size_t>(s)]) {
+      const int plane = nic.first, leaf = nic.second;  // named: clang 14 cannot capture bindings
       auto it = std::find_if(leaf_of_plane.begin(), leaf_of_plane.end(),
                              [&](const auto& x) { return x.first == plane; });
       if (it == leaf_of_plane.end())

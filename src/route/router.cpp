@@ -267,6 +267,16 @@ struct Router::Impl {
     return true;
   }
 
+  // An empty path src → dst that the pieces appended to it narrow (hop buffer kept).
+  static void reset(Path& p, int src, int dst) {
+    p.src = src;
+    p.dst = dst;
+    p.hops.clear();
+    p.cls = PathClass::LOC;
+    p.bw_GBps = 1e300;
+    p.latency_us = 0;
+  }
+
   // structural() written into `p` (its hop buffer reused); false when there is no such route.
   bool structural_into(int src, int dst, Path& p) const {
     if (!fabric.usable()) return false;
@@ -285,12 +295,7 @@ struct Router::Impl {
       ns = servers.same_slot(t, g);
       if (fabric.plane(ns) != fabric.plane(nd)) return false;
     }
-    p.src = src;
-    p.dst = dst;
-    p.hops.clear();
-    p.cls = PathClass::LOC;
-    p.bw_GBps = 1e300;
-    p.latency_us = 0;
+    reset(p, src, dst);
     if (src != ns && !append_intra(src, ns, p)) return false;
     const std::size_t first = p.hops.size();
     if (!fabric.route(ns, nd, route::mix_hash(pair_key(src, dst)), p.hops)) return false;
@@ -319,12 +324,7 @@ struct Router::Impl {
     if (src == dst || gs < 0 || gd < 0) return nullptr;
     if (gs == gd) {
       if (!p2p_between(src, dst)) return nullptr;
-      scratch.src = src;
-      scratch.dst = dst;
-      scratch.hops.clear();
-      scratch.cls = PathClass::LOC;
-      scratch.bw_GBps = 1e300;
-      scratch.latency_us = 0;
+      reset(scratch, src, dst);
       if (!append_intra(src, dst, scratch)) return nullptr;
       return &scratch;
     }

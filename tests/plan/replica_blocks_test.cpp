@@ -11,12 +11,7 @@ using plan_detail::ReplicaBlocks;
 
 namespace {
 Strategy st(int tp, int pp, int dp) {
-  Strategy s;
-  s.tp = tp;
-  s.pp = pp;
-  s.dp = dp;
-  s.ep = 1;
-  return s;
+  return test::strat(tp, pp, dp);
 }
 }  // namespace
 
