@@ -52,6 +52,11 @@ struct Planner::Impl {
   mutable PlacementGroups held_groups;
   mutable std::map<int, PreparedCollective> held_prepared;  // by op code
   mutable std::map<std::pair<int, std::vector<int>>, PreparedCollective> ep_prepared;
+  // TP collectives of a tiled TP set (ReplicaBlocks::tp_tile_groups), by (op code, tp, order):
+  // the first tile's groups, shared by every pp and dp.
+  mutable std::map<std::tuple<int, int, int>, PreparedCollective> tile_prepared;
+  // ReplicaBlocks::tp_tile_groups, 0 under the reference engine.
+  int tp_tile(const Strategy& s, PlacementOrder order) const;
   // The groups of the first `block_dp(s, order)` replicas: every group when no block reduction
   // is proven (replica_blocks.hpp), the first block's otherwise (each block prices alike).
   const PlacementGroups& groups(const Strategy& s, PlacementOrder order) const;

@@ -17,6 +17,11 @@
 //    equal classes, bandwidths and latencies: every GroupInfo and GroupLoad of block k equals
 //    block 0's, hence every price. The slowest group over all blocks is the slowest of block 0
 //    (block 0's groups come first in group order, so also the same first maximum).
+// The same argument holds for one group set alone: the TP set of tp-pp-dp is runs of tp
+// consecutive GPUs, so tiles of lcm(tp, G) GPUs hold whole TP groups and whole servers, every
+// flow of a TP group stays in its tile's servers and their NIC-leaf links (step 1 with "tile"
+// for "block"), and steps 2-3 apply to tiles as they do to blocks. The TP price is then the
+// first tile's, whatever pp and dp are: it is shared by every strategy with that tp.
 // Anything that breaks a premise (irregular files, a straddling block, the strided dp-pp-tp
 // order, a block whose flows would reach a spine) gets no reduction: the general path.
 #include "plan/replica_blocks.hpp"
@@ -132,6 +137,13 @@ int ReplicaBlocks::replicas(const Strategy& s, PlacementOrder order) const {
   const int b = block_gpus / replica;
   if (b >= s.dp || s.dp % b != 0) return s.dp;
   return alike_prefix(block_gpus) >= s.gpus() ? b : s.dp;
+}
+
+int ReplicaBlocks::tp_tile_groups(const Strategy& s, PlacementOrder order) const {
+  if (!regular_ || order != PlacementOrder::TpPpDp) return 0;
+  const int tile = std::lcm(s.tp, gpus_per_server_);
+  if (s.gpus() % tile != 0 || tile >= s.gpus()) return 0;
+  return alike_prefix(tile) >= s.gpus() ? tile / s.tp : 0;
 }
 
 }  // namespace topoplan::plan_detail

@@ -21,6 +21,13 @@ class ReplicaBlocks {
   // groups the planner prices, and their costs are those of every block.
   int replicas(const Strategy& s, PlacementOrder order) const;
 
+  // TP groups per tile when the TP set of `s` in `order` tiles the cluster (see the .cpp):
+  // for tp-pp-dp the TP groups are runs of tp consecutive GPUs, a tile is lcm(tp, GPUs per
+  // server) GPUs, and when every tile of the strategy's GPUs is alike, the first tile's groups
+  // price every TP group. 0 when no reduction is proven. Holds when replicas straddle leaves
+  // but TP groups do not (tp16 pp32 on 32-server leaves), where replicas() gives no block.
+  int tp_tile_groups(const Strategy& s, PlacementOrder order) const;
+
  private:
   // GPUs (a multiple of block_gpus) up to which every block of block_gpus GPUs is alike.
   int alike_prefix(int block_gpus) const;

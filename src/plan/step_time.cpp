@@ -3,6 +3,7 @@
 // at once (docs/planner.md, "Step time").
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "plan/moe_traffic.hpp"
 #include "plan/placement_internal.hpp"
@@ -101,6 +102,10 @@ TimeBreakdown Planner::Impl::kernels(int what, const Strategy& s, const Workload
   return b;
 }
 
+int Planner::Impl::tp_tile(const Strategy& s, PlacementOrder order) const {
+  return search.reference_engine ? 0 : blocks.tp_tile_groups(s, order);
+}
+
 int Planner::Impl::block_dp(const Strategy& s, PlacementOrder order) const {
   return search.reference_engine ? s.dp : blocks.replicas(s, order);
 }
@@ -142,6 +147,19 @@ const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder o
 }
 
 namespace {
+// The tile premise on the placer's side: tp-pp-dp TP group i is GPUs i·tp .. i·tp + tp − 1 of
+// the topology's order. A placer that broke it would make the tile's price wrong, not slower.
+void check_tile(const Router& r, const std::vector<std::vector<int>>& tp_groups, int tp, int n) {
+  const auto& gpus = r.topology().gpus();
+  bool ok = static_cast<int>(tp_groups.size()) >= n;
+  for (int i = 0; ok && i < n; ++i)
+    for (int j = 0; ok && j < tp; ++j)
+      ok = tp_groups[static_cast<std::size_t>(i)].size() == static_cast<std::size_t>(tp) &&
+           tp_groups[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] ==
+               gpus[static_cast<std::size_t>(i * tp + j)];
+  if (!ok) throw std::logic_error("planner: tp-pp-dp TP groups are not runs of consecutive GPUs");
+}
+
 // The stage boundaries of every pipeline chain: each is its own send/recv (chains' sends are
 // not concurrent in the step model).
 std::vector<std::vector<int>> boundaries(const PlacementGroups& g) {
@@ -179,6 +197,14 @@ const PreparedCollective& Planner::Impl::prepared(int code, const Strategy& s,
   } else if (code == static_cast<int>(CollOp::SendRecv)) {
     std::vector<std::vector<int>> pairs = boundaries(g);
     if (!pairs.empty()) p = comm.prepare_independent(CollOp::SendRecv, pairs);
+  } else if (const int n = tp_tile(s, order); n > 0) {
+    auto [at, fresh] = tile_prepared.try_emplace({code, s.tp, static_cast<int>(order)});
+    if (fresh) {
+      check_tile(*router, g.tp_groups, s.tp, n);
+      at->second =
+          comm.prepare(static_cast<CollOp>(code), {g.tp_groups.begin(), g.tp_groups.begin() + n});
+    }
+    p = at->second;
   } else {
     p = comm.prepare(static_cast<CollOp>(code), g.tp_groups);
   }
@@ -227,9 +253,16 @@ double Planner::Impl::collective_us(CollOp op, const Strategy& s, PlacementOrder
 double Planner::Impl::collective_code_us(int code, const Strategy& s, PlacementOrder order,
                                          double bytes) const {
   if (bytes <= 0) return 0;
-  // Keyed by the block's dp: strategies reducing to the same block price the same groups.
-  CommKey key{code, s.tp, s.pp, block_dp(s, order), s.ep, s.attention_dp, static_cast<int>(order),
-              bytes};
+  // Keyed by the block's dp: strategies reducing to the same block price the same groups. A
+  // tiled TP set prices the same whatever pp, dp, ep and attention DP are (pp 0 marks it).
+  const bool tp_op = code != kOpAllToAll && code != kOpAllToAllNormal &&
+                     code != static_cast<int>(CollOp::SendRecv);
+  CommKey key =
+      tp_op && tp_tile(s, order) > 0
+          ? CommKey{code, s.tp, 0, 0, 0, false, static_cast<int>(order), bytes}
+          : CommKey{
+                code, s.tp, s.pp, block_dp(s, order), s.ep, s.attention_dp, static_cast<int>(order),
+                bytes};
   auto it = comm_cache.find(key);
   if (it != comm_cache.end()) return it->second;
   double us = 0;

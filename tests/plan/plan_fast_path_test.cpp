@@ -133,6 +133,14 @@ TEST_CASE("fast path == general engine where replica blocks straddle leaves (pp 
     q.mode = PlanMode::Decode;
     same(search("llama-3-70b", *m.router, q, false), search("llama-3-70b", *m.router, q, true));
   }
+  // tp16 pp3 dp2: 6-server replicas straddle leaves (no block), but the TP set tiles in
+  // leaf-aligned pairs of servers: its price is the first tile's (replica_blocks.hpp).
+  PlanRequest q;
+  q.tp = 16;
+  q.pp = 3;
+  q.gpus = 96;
+  q.mode = PlanMode::Decode;
+  same(search("llama-3-70b", *m.router, q, false), search("llama-3-70b", *m.router, q, true));
 }
 
 TEST_CASE("1 and 2 threads give the same output") {

@@ -55,3 +55,31 @@ TEST_CASE("replica blocks: a single server never reduces (one block holds every 
   CHECK(b.replicas(st(1, 1, 8), PlacementOrder::TpPpDp) == 8);
   CHECK(b.replicas(st(2, 2, 2), PlacementOrder::TpPpDp) == 2);
 }
+
+TEST_CASE("TP tiles: tp-pp-dp TP groups reduce to one tile even when replicas straddle leaves") {
+  test::Machine m("hgx-h100-8", 96);  // rail leaves of 32 servers
+  const ReplicaBlocks b(*m.router);
+  const auto canonical = PlacementOrder::TpPpDp;
+  // tp8 pp3: replicas straddle servers 30-32 (no block), but a TP group is one server.
+  CHECK(b.replicas(st(8, 3, 32), canonical) == 32);
+  CHECK(b.tp_tile_groups(st(8, 3, 32), canonical) == 1);
+  CHECK(b.tp_tile_groups(st(4, 3, 64), canonical) == 2);   // two TP groups per server
+  CHECK(b.tp_tile_groups(st(16, 3, 16), canonical) == 1);  // tiles of servers 2k, 2k+1
+  // 32 servers = one leaf per rail, aligned at 0, 32, 64: still one tile each.
+  CHECK(b.tp_tile_groups(st(256, 1, 3), canonical) == 1);
+  CHECK(b.tp_tile_groups(st(768, 1, 1), canonical) == 0);  // one group: nothing to reduce
+  // 48 servers: tiles 0-47 | 48-95 span two leaves per rail, their flows reach the spines.
+  CHECK(b.tp_tile_groups(st(384, 1, 2), canonical) == 0);
+  CHECK(b.tp_tile_groups(st(8, 3, 32), PlacementOrder::PpTpDp) == 0);  // strided TP groups
+  CHECK(b.tp_tile_groups(st(8, 3, 32), PlacementOrder::DpPpTp) == 0);
+  CHECK(b.tp_tile_groups(st(8, 3, 32), PlacementOrder::Optimized) == 0);
+}
+
+TEST_CASE("TP tiles on a fat-tree: a tile must not straddle two leaves") {
+  test::Machine m("hgx-h100-8", 16, FabricKind::FatTree);  // 4 leaves of 4 servers
+  const ReplicaBlocks b(*m.router);
+  const auto canonical = PlacementOrder::TpPpDp;
+  CHECK(b.tp_tile_groups(st(32, 1, 4), canonical) == 1);  // 4 servers = one leaf
+  CHECK(b.tp_tile_groups(st(16, 3, 2), canonical) == 1);  // 2-server tiles, leaf-aligned
+  CHECK(b.tp_tile_groups(st(64, 1, 2), canonical) == 0);  // 8 servers span two leaves
+}
