@@ -8,6 +8,7 @@
 #include <string>
 
 #include "report/json_number.hpp"
+#include "report/json_splice.hpp"
 #include "report/table.hpp"
 #include "topoplan/units.hpp"
 
@@ -52,18 +53,15 @@ ordered_json memory_json(const MemoryPerGpu& m) {
       {"kv_used_bytes", m.kv_used_bytes},           {"kv_bytes_per_token", m.kv_bytes_per_token}};
 }
 
-ordered_json placement_json(const std::vector<RankPlacement>& ranks) {
-  ordered_json arr = ordered_json::array();
-  for (const RankPlacement& r : ranks)
-    arr.push_back({{"rank", r.rank},
-                   {"device", r.device_id},
-                   {"node", r.node},
-                   {"gpu", r.local_gpu},
-                   {"nic", r.nic_id},
-                   {"tp_rank", r.tp_rank},
-                   {"pp_rank", r.pp_rank},
-                   {"dp_rank", r.dp_rank}});
-  return arr;
+// The rank table, streamed (json_splice.hpp): the same objects placement_json built as a tree.
+void write_placement(std::ostream& os, int depth, const std::vector<RankPlacement>& ranks) {
+  write_flat_array(os, 2, depth, ranks.size(), [&](std::size_t i, auto& f) {
+    const RankPlacement& r = ranks[i];
+    f = {{"rank", std::to_string(r.rank)},       {"device", json_string(r.device_id)},
+         {"node", std::to_string(r.node)},       {"gpu", std::to_string(r.local_gpu)},
+         {"nic", json_string(r.nic_id)},         {"tp_rank", std::to_string(r.tp_rank)},
+         {"pp_rank", std::to_string(r.pp_rank)}, {"dp_rank", std::to_string(r.dp_rank)}};
+  });
 }
 
 ordered_json groups_json(const std::vector<GroupSummary>& gs) {
@@ -79,7 +77,8 @@ ordered_json groups_json(const std::vector<GroupSummary>& gs) {
   return arr;
 }
 
-ordered_json plan_json(const PlanResult& p) {
+// A plan's document; its placement is a placeholder that `splices` will stream.
+ordered_json plan_json(const PlanResult& p, std::vector<Splice>& splices) {
   ordered_json j{{"strategy", strategy_json(p.strategy)},
                  {"fits", p.fits},
                  {"reason", text_or_null(p.reason)},
@@ -94,7 +93,11 @@ ordered_json plan_json(const PlanResult& p) {
                  {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
                  {"tokens_per_s_per_user", p.tokens_per_s_per_user}};
   j["breakdown"] = {{"decode", breakdown_json(p.decode)}, {"prefill", breakdown_json(p.prefill)}};
-  j["placement"] = placement_json(p.placement);
+  std::string hole = splice_placeholder(static_cast<int>(splices.size()));
+  j["placement"] = hole;
+  splices.push_back({std::move(hole), [&p](std::ostream& os, int depth) {
+                       write_placement(os, depth, p.placement);
+                     }});
   j["groups"] = groups_json(p.groups);
   return j;
 }
@@ -168,14 +171,19 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   j["message"] = text_or_null(out.status_message);
   j["request"] = request_json(out);
   j["strategies_evaluated"] = out.strategies_evaluated;
-  ordered_json used = ordered_json::array();
+  // The long arrays (one entry per GPU) are streamed into the dump, not built as a tree.
+  std::vector<Splice> splices;
+  std::vector<std::string> used;
   if (out.placement)
     for (const RankPlacement& r : out.placement->ranks) used.push_back(r.device_id);
-  j["gpus_used"] = std::move(used);
+  splices.push_back({splice_placeholder(-1), [&used](std::ostream& o, int depth) {
+                       write_string_array(o, 2, depth, used);
+                     }});
+  j["gpus_used"] = splices.back().placeholder;
   j["precision_notes"] = out.precision_notes;
   j["evaluations_per_s_per_core"] = out.evaluations_per_s_per_core();
   ordered_json plans = ordered_json::array();
-  for (const PlanResult& p : out.plans) plans.push_back(plan_json(p));
+  for (const PlanResult& p : out.plans) plans.push_back(plan_json(p, splices));
   j["plans"] = std::move(plans);
   ordered_json pareto = ordered_json::array();
   for (const ParetoPoint& p : out.pareto)
@@ -198,7 +206,8 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   }
   j["burst"] = burst_json(out.burst);
   round_numbers(j);
-  os << j.dump(2) << "\n";
+  dump_spliced(os, j, 2, splices);
+  os << "\n";
 }
 
 }  // namespace topoplan::report
