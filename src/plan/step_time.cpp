@@ -124,6 +124,30 @@ std::vector<GroupSummary> Planner::Impl::summarize(const Placement& p) const {
   return out;
 }
 
+namespace {
+// prepared() prices the first EP group of two or more GPUs (EP groups are alike on a
+// symmetric placement), so the held groups keep that one: recutting every EP group of a
+// 16,384-GPU placement for each ep variant cost more than pricing it.
+void keep_first_ep_group(PlacementGroups& g) {
+  auto it = std::find_if(g.ep_groups.begin(), g.ep_groups.end(),
+                         [](const std::vector<int>& e) { return e.size() >= 2; });
+  std::vector<std::vector<int>> first;
+  if (it != g.ep_groups.end()) first.push_back(std::move(*it));
+  g.ep_groups = std::move(first);
+}
+
+// The first EP group add_ep_groups would cut: ranks 0, etp, 2·etp, ... of the first TP group
+// (none when ep is 1: every EP group is a single GPU).
+std::vector<std::vector<int>> first_ep_group(const Strategy& s,
+                                             const std::vector<std::vector<int>>& tp_groups) {
+  if (s.ep < 2 || tp_groups.empty()) return {};
+  const int etp = s.tp / s.ep;
+  std::vector<int> g;
+  for (int k = 0; k < s.ep; ++k) g.push_back(tp_groups.front()[static_cast<std::size_t>(k * etp)]);
+  return {std::move(g)};
+}
+}  // namespace
+
 const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder order) const {
   // TP groups and pipeline chains depend on (tp, pp, block dp, order) only: strategies that
   // differ in dp alone share them when both reduce to the same block, and the ep and
@@ -134,11 +158,12 @@ const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder o
   const std::tuple<int, int, int, int> key{s.tp, s.pp, block.dp, static_cast<int>(order)};
   if (key != held_key || (s.ep != held_ep && order == PlacementOrder::Optimized)) {
     held_groups = placer.groups(block, order);
+    keep_first_ep_group(held_groups);
     held_prepared.clear();
     held_key = key;
     held_ep = s.ep;
   } else if (s.ep != held_ep) {
-    placement_detail::add_ep_groups(s, held_groups);
+    held_groups.ep_groups = first_ep_group(s, held_groups.tp_groups);
     held_prepared.erase(kOpAllToAll);
     held_prepared.erase(kOpAllToAllNormal);
     held_ep = s.ep;
