@@ -189,6 +189,10 @@ class CollectiveModel {
                              const CollectiveOptions& options = {}) const;
   PreparedCollective prepare_independent(CollOp op, const std::vector<std::vector<int>>& groups,
                                          const CollectiveOptions& options = {}) const;
+  // prepare_independent of two-GPU groups given as pairs: a cluster's pipeline boundaries are
+  // 10^5 pairs, and a vector per pair cost more than pricing them.
+  PreparedCollective prepare_pairs(CollOp op, const std::vector<std::pair<int, int>>& pairs,
+                                   const CollectiveOptions& options = {}) const;
   PreparedCollective prepare_all_to_all(const std::vector<std::vector<int>>& groups,
                                         const std::vector<TrafficMatrix>& unit_bytes,
                                         const CollectiveOptions& options = {}) const;

@@ -50,27 +50,45 @@ PreparedCollective CollectiveModel::prepare(CollOp op, const std::vector<std::ve
 PreparedCollective CollectiveModel::prepare_independent(CollOp op,
                                                         const std::vector<std::vector<int>>& groups,
                                                         const CollectiveOptions& options) const {
-  const Router& r = impl_->router;
   const bool pairs = std::all_of(groups.begin(), groups.end(),
                                  [](const auto& g) { return g.size() == 2 && g[0] != g[1]; });
   if (op != CollOp::SendRecv || groups.empty() || !pairs || !impl_->servers_alike())
     return prepare_set(op, groups, options, 1);
+  std::vector<std::pair<int, int>> p;
+  p.reserve(groups.size());
+  for (const auto& g : groups) p.emplace_back(g[0], g[1]);
+  return prepare_pairs(op, p, options);
+}
+
+PreparedCollective CollectiveModel::prepare_pairs(CollOp op,
+                                                  const std::vector<std::pair<int, int>>& pairs,
+                                                  const CollectiveOptions& options) const {
+  const bool distinct =
+      std::all_of(pairs.begin(), pairs.end(), [](const auto& q) { return q.first != q.second; });
+  if (op != CollOp::SendRecv || pairs.empty() || !distinct || !impl_->servers_alike()) {
+    std::vector<std::vector<int>> groups;
+    for (const auto& q : pairs) groups.push_back({q.first, q.second});
+    return prepare_set(op, groups, options, 1);
+  }
   // On identically wired servers a pair's GroupInfo is a function of its GPUs' slots and of
   // whether they share a server (intra classes, NIC choice, CPUs, GPU model all come from the
   // slot), and its load is the one flow's, which evaluate_loads gives exactly as the engine
   // would: pairs with equal keys price alike, so only the first of each is analysed.
+  const Router& r = impl_->router;
   const Topology& t = r.topology();
   std::vector<std::tuple<int, int, bool, double, double>> keys;
-  keys.reserve(groups.size());
-  for (const auto& g : groups) {
-    const auto [us_per_byte, latency_us] = impl_->pair_load(g[0], g[1]);
-    keys.emplace_back(r.server_slot(g[0]), r.server_slot(g[1]),
-                      t.device(g[0]).node == t.device(g[1]).node, us_per_byte, latency_us);
+  keys.reserve(pairs.size());
+  for (const auto& [a, b] : pairs) {
+    const auto [us_per_byte, latency_us] = impl_->pair_load(a, b);
+    keys.emplace_back(r.server_slot(a), r.server_slot(b), t.device(a).node == t.device(b).node,
+                      us_per_byte, latency_us);
   }
   std::vector<int> class_of;
   std::vector<std::vector<int>> reps;
-  for (int g : comm::first_of_each(keys, &class_of))
-    reps.push_back(groups[static_cast<std::size_t>(g)]);
+  for (int g : comm::first_of_each(keys, &class_of)) {
+    const auto& q = pairs[static_cast<std::size_t>(g)];
+    reps.push_back({q.first, q.second});
+  }
   PreparedCollective out = prepare_set(op, reps, options, 1);
   out.expand_ = std::move(class_of);
   return out;

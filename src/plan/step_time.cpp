@@ -187,10 +187,10 @@ void check_tile(const Router& r, const std::vector<std::vector<int>>& tp_groups,
 
 // The stage boundaries of every pipeline chain: each is its own send/recv (chains' sends are
 // not concurrent in the step model).
-std::vector<std::vector<int>> boundaries(const PlacementGroups& g) {
-  std::vector<std::vector<int>> out;
+std::vector<std::pair<int, int>> boundaries(const PlacementGroups& g) {
+  std::vector<std::pair<int, int>> out;
   for (const auto& chain : g.pp_chains)
-    for (std::size_t i = 0; i + 1 < chain.size(); ++i) out.push_back({chain[i], chain[i + 1]});
+    for (std::size_t i = 0; i + 1 < chain.size(); ++i) out.emplace_back(chain[i], chain[i + 1]);
   return out;
 }
 }  // namespace
@@ -220,8 +220,8 @@ const PreparedCollective& Planner::Impl::prepared(int code, const Strategy& s,
       break;
     }
   } else if (code == static_cast<int>(CollOp::SendRecv)) {
-    std::vector<std::vector<int>> pairs = boundaries(g);
-    if (!pairs.empty()) p = comm.prepare_independent(CollOp::SendRecv, pairs);
+    const std::vector<std::pair<int, int>> pairs = boundaries(g);
+    if (!pairs.empty()) p = comm.prepare_pairs(CollOp::SendRecv, pairs);
   } else if (const int n = tp_tile(s, order); n > 0) {
     auto [at, fresh] = tile_prepared.try_emplace({code, s.tp, static_cast<int>(order)});
     if (fresh) {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <ostream>
 #include <stdexcept>
-#include <string_view>
+#include <unordered_map>
 
 namespace topoplan::report {
 
@@ -38,29 +38,33 @@ void newline(std::string& out, int spaces) {
 void dump_spliced(std::ostream& os, const nlohmann::ordered_json& j, int indent,
                   const std::vector<Splice>& splices) {
   const std::string text = j.dump(indent);
-  std::vector<std::pair<std::size_t, const Splice*>> at;
-  for (const Splice& s : splices) {
-    // Searched without its opening quote: the placeholder's first character is the backslash
-    // of \u0000, rare in a dump, where a quote starts every key (std::string::find scans for
-    // the first character, then compares).
-    const std::string quoted = json_string(s.placeholder);
-    const std::string_view tail = std::string_view(quoted).substr(1);
-    const std::size_t pos = text.find(tail);
-    if (pos == std::string::npos || pos == 0 || text[pos - 1] != '"' ||
-        text.find(tail, pos + 1) != std::string::npos)
-      throw std::logic_error("json splice: placeholder not found exactly once");
-    at.emplace_back(pos - 1, &s);
-  }
-  std::sort(at.begin(), at.end());
-  std::size_t from = 0;
-  for (const auto& [pos, s] : at) {
+  std::unordered_map<std::string, const Splice*> by_text;  // the placeholder as dumped
+  for (const Splice& s : splices)
+    if (!by_text.emplace(json_string(s.placeholder), &s).second)
+      throw std::logic_error("json splice: two splices share a placeholder");
+  // One pass over the dump: every placeholder starts with this prefix (json_string of the NUL
+  // is \u0000), so the scan is linear whatever the number of splices (a 100,000-GPU plan has
+  // one per evaluated strategy).
+  std::string prefix = json_string(splice_placeholder(0));
+  prefix.resize(prefix.size() - 2);  // without the number and the closing quote
+  std::size_t from = 0, found = 0;
+  for (std::size_t pos = text.find(prefix); pos != std::string::npos;
+       pos = text.find(prefix, pos + 1)) {
+    const std::size_t end = text.find('"', pos + prefix.size());
+    auto it =
+        end == std::string::npos ? by_text.end() : by_text.find(text.substr(pos, end + 1 - pos));
+    if (it == by_text.end() || it->second == nullptr)
+      throw std::logic_error("json splice: placeholder unknown or found twice");
     os.write(text.data() + from, static_cast<std::streamsize>(pos - from));
     const std::size_t line = text.rfind('\n', pos);
     const std::size_t start = line == std::string::npos ? 0 : line + 1;
     const std::size_t spaces = text.find_first_not_of(' ', start) - start;
-    s->write(os, indent > 0 ? static_cast<int>(spaces) / indent : 0);
-    from = pos + json_string(s->placeholder).size();
+    it->second->write(os, indent > 0 ? static_cast<int>(spaces) / indent : 0);
+    it->second = nullptr;
+    ++found;
+    from = end + 1;
   }
+  if (found != splices.size()) throw std::logic_error("json splice: placeholder not found");
   os.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
 }
 

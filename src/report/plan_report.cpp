@@ -93,11 +93,15 @@ ordered_json plan_json(const PlanResult& p, std::vector<Splice>& splices) {
                  {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
                  {"tokens_per_s_per_user", p.tokens_per_s_per_user}};
   j["breakdown"] = {{"decode", breakdown_json(p.decode)}, {"prefill", breakdown_json(p.prefill)}};
-  std::string hole = splice_placeholder(static_cast<int>(splices.size()));
-  j["placement"] = hole;
-  splices.push_back({std::move(hole), [&p](std::ostream& os, int depth) {
-                       write_placement(os, depth, p.placement);
-                     }});
+  if (p.placement.empty()) {  // only the top plans carry one: no splice for the others
+    j["placement"] = ordered_json::array();
+  } else {
+    std::string hole = splice_placeholder(static_cast<int>(splices.size()));
+    j["placement"] = hole;
+    splices.push_back({std::move(hole), [&p](std::ostream& os, int depth) {
+                         write_placement(os, depth, p.placement);
+                       }});
+  }
   j["groups"] = groups_json(p.groups);
   return j;
 }
@@ -176,7 +180,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   std::vector<std::string> used;
   if (out.placement)
     for (const RankPlacement& r : out.placement->ranks) used.push_back(r.device_id);
-  splices.push_back({splice_placeholder(-1), [&used](std::ostream& o, int depth) {
+  splices.push_back({splice_placeholder(0), [&used](std::ostream& o, int depth) {
                        write_string_array(o, 2, depth, used);
                      }});
   j["gpus_used"] = splices.back().placeholder;
