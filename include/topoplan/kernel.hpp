@@ -30,6 +30,13 @@ struct KernelCost {
   // FP8 weights with 2-D block scales (DeepSeek's 128×128): the GEMM applies a scale per k block
   // (docs/compute-model.md, "DeepSeek-R1 TP8 prefill kernels").
   bool block_scaled = false;
+  // GroupedGemm run by the engine's fused-MoE kernel, i.e. without DeepEP's dispatch (SGLang
+  // picks DeepGEMM for the experts only with the DeepEP all-to-all, Triton otherwise:
+  // docs/compute-model.md, "Which block-FP8 kernel runs").
+  bool fused_moe = false;
+  // Prefill attention: kept (causal) scores per query row, L + (S + 1) / 2 for S new tokens on
+  // L cached. 0 for decode: priced on the GEMM curve (docs/compute-model.md, "Prefill attention").
+  double mean_keys = 0;
 };
 
 }  // namespace topoplan

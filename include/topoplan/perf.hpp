@@ -82,6 +82,11 @@ struct Calibration {
   // Rate of a Triton block-scaled FP8 GEMM ÷ the per-tensor FP8 rate at the same shape
   // (`fp8_block_triton.ratio`; 0: not measured). Used only when a plan asks for that kernel.
   double fp8_block_triton_ratio = 0;
+  // Prefill attention (`attn_prefill`): fraction of the bf16 peak at many keys per query, by
+  // ideal time, and the per-row-tile fixed part in keys: rate = curve · K / (K + k_half) for K
+  // mean keys per query (docs/compute-model.md, "Prefill attention"). Empty: the GEMM curve.
+  LogCurve attn_prefill;
+  double attn_prefill_k_half = 0;
   // r(k) / r(k_ref) capped at 1 for the bf16 or fp8 class; 1 when not measured or k unknown.
   double k_shape(double k, bool fp8_rate) const;
 };
@@ -112,9 +117,11 @@ std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
 
 // Which kernel runs GEMMs with block-scaled FP8 weights: priced like per-tensor FP8 (cuBLASLt,
 // DeepGEMM-class kernels), or at the measured rate of a Triton block-FP8 kernel (SGLang/vLLM
-// `w8a8_block_fp8_matmul` and the fused-MoE Triton path).
-enum class Fp8BlockGemm { Cublas, Triton };
-std::string_view to_string(Fp8BlockGemm g);                // "cublas", "triton"
+// `w8a8_block_fp8_matmul` and the fused-MoE Triton path). Auto (the engine default, SGLang
+// 0.5.x on sm90): dense GEMMs through DeepGEMM (per-tensor rate), fused-MoE experts
+// (KernelCost::fused_moe) through Triton (docs/compute-model.md, "Which block-FP8 kernel runs").
+enum class Fp8BlockGemm { Cublas, Triton, Auto };
+std::string_view to_string(Fp8BlockGemm g);                // "cublas", "triton", "auto"
 Fp8BlockGemm parse_fp8_block_gemm(std::string_view text);  // UnknownNameError otherwise
 
 class ComputeModel {
@@ -159,7 +166,8 @@ class ComputeModel {
   double hbm_GBps_ = 0;
   bool measured_ = false;
   bool bw_override_ = false;
-  double block_fp8_ratio_ = 1;  // applied to block-scaled FP8 GEMMs' tensor rate
+  double block_fp8_ratio_ = 1;            // applied to block-scaled FP8 GEMMs' tensor rate
+  double fused_moe_block_fp8_ratio_ = 1;  // the same for fused-MoE expert GEMMs
 };
 
 // Marks every weight format `gpu` has no tensor cores for (FP8 before Ada/Hopper, FP4 before

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "topoplan/burst.hpp"
+#include "topoplan/closed_loop.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/model.hpp"
 #include "topoplan/perf.hpp"
@@ -70,9 +71,10 @@ struct PlanRequest {
   // Serve only: `burst` adds the burst schedule of `requests` requests (>= 1) on the best plan.
   PlanWorkload workload = PlanWorkload::Steady;
   double requests = 0;
-  // Kernel for block-scaled FP8 weights (perf.hpp Fp8BlockGemm): cublas prices them as
-  // per-tensor FP8 (the default, as before); triton at the measured Triton block-FP8 rate.
-  Fp8BlockGemm fp8_block_gemm = Fp8BlockGemm::Cublas;
+  // Kernel for block-scaled FP8 weights (perf.hpp Fp8BlockGemm): auto (default) the engine's
+  // choice, fused-MoE experts at the Triton rate and the rest as per-tensor FP8; cublas all as
+  // per-tensor FP8 (the default before 2026-12-03); triton all at the Triton rate.
+  Fp8BlockGemm fp8_block_gemm = Fp8BlockGemm::Auto;
   // Communication constants from `topoplan calibrate` (--calibration); nullptr: the built-in
   // ones. Must outlive the planner.
   const NcclTuning* comm_tuning = nullptr;
@@ -268,6 +270,13 @@ class Planner {
 // planner's prefill and decode; empty when the plan does not fit or no requests are given.
 std::optional<BurstResult> burst_workload(const Planner& planner, const PlanResult& plan,
                                           const PlanRequest& request);
+
+// The closed loop of closed_loop.hpp at the plan's batch (concurrency, all replicas, split
+// evenly), priced by the planner's prefill of one prompt per replica and decode step at the
+// batch; empty when the plan does not fit. Per replica figures (output_tokens_per_s × dp for
+// the plan).
+std::optional<ClosedLoopResult> closed_loop_workload(const Planner& planner, const PlanResult& plan,
+                                                     const PlanRequest& request);
 
 // Convenience: load nothing, just build a Planner and run it.
 PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest& request);

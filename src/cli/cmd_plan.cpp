@@ -28,8 +28,8 @@ namespace {
 struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
-  std::string mode = "serve", workload = "steady", fp8_block_gemm = "cublas",
-              placement = "tp-pp-dp", max_tp_class, cuda_graphs = "on";
+  std::string mode = "serve", workload = "steady", fp8_block_gemm = "auto", placement = "tp-pp-dp",
+              max_tp_class, cuda_graphs = "on";
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
@@ -145,8 +145,9 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a) {
       ->capture_default_str();
   sub.add_option("--requests", r.requests, "--workload burst: requests arriving together");
   sub.add_option("--fp8-block-gemm", a.fp8_block_gemm,
-                 "block-scaled FP8 GEMMs: cublas (as per-tensor FP8) | triton (measured Triton "
-                 "block-FP8 rate: SGLang/vLLM TP fused MoE, w8a8_block_fp8_matmul)")
+                 "block-scaled FP8 GEMMs: auto (SGLang's default: fused-MoE experts without DeepEP "
+                 "at the measured Triton rate, the rest as per-tensor FP8, DeepGEMM) | cublas "
+                 "(all as per-tensor FP8) | triton (all at the measured Triton block-FP8 rate)")
       ->capture_default_str();
   sub.add_option("--cuda-graphs", a.cuda_graphs,
                  "on: decode replays CUDA graphs; off: eager launches (prefill is always eager)")

@@ -91,6 +91,7 @@ KernelCost attention_kernel(const ModelSpec& m, const Workload& w, const AttnLoc
   c.m = a.tokens;
   c.n = w.context + w.new_tokens;
   c.k = qk;
+  if (w.phase == Phase::Prefill && w.new_tokens > 0) c.mean_keys = layer_keys(m, w) / w.new_tokens;
   return c;
 }
 
@@ -180,8 +181,12 @@ void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, con
   KernelCost up = gemm(m, glu ? "experts_up_gate" : "experts_up", assigned / touched,
                        (glu ? 2 : 1) * il, m.hidden, f);
   KernelCost down = gemm(m, "experts_down", assigned / touched, m.hidden, il, f);
+  // DeepEP dispatch (attention DP over the whole EP group) feeds DeepGEMM's grouped kernels;
+  // without it the engine's fused-MoE kernel runs the experts.
+  const bool deepep = s.attention_dp && s.ep > 1 && s.ep == s.tp;
   for (KernelCost* c : {&up, &down}) {  // one GEMM per touched expert, launched as one kernel
     c->kind = KernelKind::GroupedGemm;
+    c->fused_moe = !deepep;
     c->groups = touched;
     c->flops *= touched;
     c->weight_bytes *= touched;
@@ -196,8 +201,7 @@ void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, con
   // top-k rows (vLLM fused_moe `ops.moe_sum(intermediate_cache3.view(M, topk, K), out)`, SGLang
   // `moe_sum_reduce`): reads the assignments, writes the tokens. Under attention DP with the
   // experts spread over the whole group, DeepEP's combine all-to-all does this sum instead.
-  const bool deepep_combine = s.attention_dp && s.ep > 1 && s.ep == s.tp;
-  if (!deepep_combine && e.top_k > 1)
+  if (!deepep && e.top_k > 1)
     out.push_back(elementwise(m, "experts_combine", assigned, m.hidden, 1 + T / assigned, 0));
 }
 

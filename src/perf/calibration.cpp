@@ -70,6 +70,12 @@ Calibration parse_calibration(const std::string& json_text, const std::string& s
   c.tc_bf16 = parse_curve(f, "tc_bf16", "flops", c.ref_bf16_TFLOPS * 1e6, true);
   c.tc_fp8 = parse_curve(f, "tc_fp8", "flops", c.ref_fp8_TFLOPS * 1e6, false);
   if (c.tc_fp8.y.empty()) c.tc_fp8 = c.tc_bf16;
+  if (f.has("attn_prefill")) {
+    c.attn_prefill = parse_curve(f, "attn_prefill", "flops", c.ref_bf16_TFLOPS * 1e6, true);
+    const io::JsonReader a =
+        io::JsonReader::object_at(f.at("attn_prefill"), source, "/attn_prefill");
+    c.attn_prefill_k_half = a.number("k_half", 0, true);
+  }
   if (f.has("fp8_block_triton")) {
     const io::JsonReader b =
         io::JsonReader::object_at(f.at("fp8_block_triton"), source, "/fp8_block_triton");

@@ -77,20 +77,33 @@ ComputeModel ComputeModel::for_gpu(const GpuSpec& gpu) {
 }
 
 std::string_view to_string(Fp8BlockGemm g) {
-  return g == Fp8BlockGemm::Triton ? "triton" : "cublas";
+  switch (g) {
+    case Fp8BlockGemm::Triton:
+      return "triton";
+    case Fp8BlockGemm::Auto:
+      return "auto";
+    case Fp8BlockGemm::Cublas:
+      break;
+  }
+  return "cublas";
 }
 
 Fp8BlockGemm parse_fp8_block_gemm(std::string_view text) {
-  for (Fp8BlockGemm g : {Fp8BlockGemm::Cublas, Fp8BlockGemm::Triton})
+  for (Fp8BlockGemm g : {Fp8BlockGemm::Cublas, Fp8BlockGemm::Triton, Fp8BlockGemm::Auto})
     if (text == to_string(g)) return g;
-  throw UnknownNameError("fp8 block GEMM kernel", std::string(text), {"cublas", "triton"});
+  throw UnknownNameError("fp8 block GEMM kernel", std::string(text), {"auto", "cublas", "triton"});
 }
 
 ComputeModel ComputeModel::with_fp8_block_gemm(Fp8BlockGemm g) const {
   ComputeModel cm = *this;
   const double own = cal_.fp8_block_triton_ratio;
   const double r = own > 0 ? own : reference_calibration().fp8_block_triton_ratio;
-  cm.block_fp8_ratio_ = g == Fp8BlockGemm::Triton && r > 0 ? r : 1;
+  const double triton = r > 0 ? r : 1;
+  cm.block_fp8_ratio_ = g == Fp8BlockGemm::Triton ? triton : 1;
+  // SGLang 0.5.x: Fp8MoEMethod.create_moe_runner picks DeepGEMM only with the DeepEP all-to-all,
+  // the Triton fused MoE otherwise; dense block-FP8 linears go to DeepGEMM when its JIT is on
+  // (the default on sm90). docs/compute-model.md, "Which block-FP8 kernel runs".
+  cm.fused_moe_block_fp8_ratio_ = g == Fp8BlockGemm::Cublas ? 1 : triton;
   return cm;
 }
 
@@ -170,8 +183,15 @@ KernelTiming ComputeModel::explain(const KernelCost& k) const noexcept {
     }
     const double ideal_us = work / (t.peak_TFLOPS * 1e6);
     double frac = curve.at(ideal_us);
+    if (k.kind == KernelKind::Attention && k.mean_keys > 0 && !fp8_rate &&
+        !cal_.attn_prefill.y.empty()) {
+      // Prefill attention: its own measured curve, less each row tile's fixed part.
+      frac =
+          cal_.attn_prefill.at(ideal_us) * k.mean_keys / (k.mean_keys + cal_.attn_prefill_k_half);
+    }
     if (k.kind != KernelKind::Attention) frac *= cal_.k_shape(k.k, fp8_rate);
-    if (k.block_scaled && fp8_rate) frac *= block_fp8_ratio_;
+    if (k.block_scaled && fp8_rate)
+      frac *= k.fused_moe ? fused_moe_block_fp8_ratio_ : block_fp8_ratio_;
     t.compute_us = ideal_us / frac;
     t.achieved_TFLOPS = k.flops / t.compute_us * 1e-6;
   }

@@ -208,3 +208,30 @@ TEST_CASE("block-scaled fp8 GEMMs are marked for the perf layer, others are not"
   ModelSpec m = test::tiny_moe();  // bf16
   CHECK_FALSE(find(layer_kernels(m, LayerType::Moe, w, Shard{}), "experts_down").block_scaled);
 }
+
+TEST_CASE("experts run by the fused-MoE kernel unless DeepEP dispatches them") {
+  // SGLang 0.5.x picks DeepGEMM for the experts only with the DeepEP all-to-all (attention DP
+  // over the whole EP group); TP or EP without it run the Triton fused MoE.
+  ModelSpec m = test::tiny_moe();
+  Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 5, .context = 0};
+  auto fused = [&](const Shard& s) {
+    return find(layer_kernels(m, LayerType::Moe, w, s), "experts_down").fused_moe;
+  };
+  CHECK(fused(Shard{}));
+  CHECK(fused(Shard{.tp = 2, .ep = 2}));
+  CHECK(fused(Shard{.tp = 2, .ep = 1, .attention_dp = true}));
+  CHECK_FALSE(fused(Shard{.tp = 2, .ep = 2, .attention_dp = true}));
+  // Dense GEMMs never carry the flag.
+  CHECK_FALSE(find(layer_kernels(m, LayerType::Moe, w, Shard{}), "o_proj").fused_moe);
+}
+
+TEST_CASE("prefill attention carries its mean keys per query, decode none") {
+  ModelSpec m = test::tiny_dense();
+  // 4 new tokens after 6 cached: 34 kept scores (test above) over 4 queries = 8.5 = 6 + 5/2.
+  Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 4, .context = 6};
+  CHECK(find(layer_kernels(m, LayerType::Dense, w, Shard{}), "attn").mean_keys ==
+        doctest::Approx(8.5));
+  w.phase = Phase::Decode;
+  w.new_tokens = 1;
+  CHECK(find(layer_kernels(m, LayerType::Dense, w, Shard{}), "attn").mean_keys == 0);
+}

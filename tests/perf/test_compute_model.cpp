@@ -273,3 +273,57 @@ TEST_CASE("fp8 block GEMMs at the Triton rate: only block-scaled fp8, only when 
   }
   CHECK(msg.find("/fp8_block_triton/ratio") != std::string::npos);
 }
+
+TEST_CASE("fp8 block GEMMs, auto: fused-MoE experts at the Triton rate, dense GEMMs not") {
+  const ComputeModel base = ComputeModel::for_gpu(Catalog::builtin().gpu("H200-SXM"));
+  const ComputeModel cublas = base.with_fp8_block_gemm(Fp8BlockGemm::Cublas);
+  const ComputeModel autom = base.with_fp8_block_gemm(Fp8BlockGemm::Auto);
+  const ComputeModel triton = base.with_fp8_block_gemm(Fp8BlockGemm::Triton);
+  KernelCost k;
+  k.kind = KernelKind::GroupedGemm;
+  k.math_dtype = Dtype::FP8;
+  k.m = 256, k.n = 512, k.k = 7168, k.groups = 32;
+  k.flops = 2 * k.m * k.n * k.k * k.groups;
+  k.block_scaled = true;
+  k.fused_moe = true;
+  const double per_tensor = cublas.explain(k).compute_us;
+  CHECK(autom.explain(k).compute_us == doctest::Approx(per_tensor / 0.551));
+  CHECK(triton.explain(k).compute_us == doctest::Approx(per_tensor / 0.551));
+  k.fused_moe = false;  // DeepEP-fed experts (DeepGEMM) and dense GEMMs
+  CHECK(autom.explain(k).compute_us == doctest::Approx(per_tensor));
+  CHECK(triton.explain(k).compute_us == doctest::Approx(per_tensor / 0.551));
+  CHECK(parse_fp8_block_gemm("auto") == Fp8BlockGemm::Auto);
+  CHECK(to_string(Fp8BlockGemm::Auto) == "auto");
+}
+
+TEST_CASE("prefill attention: measured curve times K / (K + k_half), decode on the GEMM curve") {
+  const ComputeModel cm = ComputeModel::for_gpu(Catalog::builtin().gpu("H200-SXM"));
+  const Calibration& cal = cm.calibration();
+  REQUIRE(cal.attn_prefill_k_half > 0);
+  KernelCost k;
+  k.kind = KernelKind::Attention;
+  k.math_dtype = Dtype::BF16;
+  k.flops = 1.3e12;   // 16 heads, 1 x 16k causal MLA (attn-prefill-h200-2026-12-03.json)
+  k.mean_keys = 1e9;  // K -> infinity: the curve itself
+  const double ideal_us = k.flops / (cm.peak_TFLOPS(Dtype::BF16) * 1e6);
+  const double at_inf = cm.explain(k).compute_us;
+  CHECK(at_inf == doctest::Approx(ideal_us / cal.attn_prefill.at(ideal_us)).epsilon(1e-6));
+  // K = k_half: half the rate, twice the time (identity of K / (K + k_half)).
+  k.mean_keys = cal.attn_prefill_k_half;
+  CHECK(cm.explain(k).compute_us == doctest::Approx(2 * at_inf).epsilon(1e-6));
+  // More keys per query never take longer at equal flops.
+  double last = 1e30;
+  for (double K : {64.0, 256.0, 1024.0, 8192.0}) {
+    k.mean_keys = K;
+    CHECK(cm.explain(k).compute_us <= last);
+    last = cm.explain(k).compute_us;
+  }
+  // The measured point itself: 16 heads, 1 x 16384 causal, cuDNN 624 TFLOPS (K = 8192.5).
+  k.flops = 2.0 * 16 * 320 * (16384.0 * 16385 / 2);
+  k.mean_keys = 8192.5;
+  CHECK(k.flops / cm.explain(k).compute_us * 1e-6 == doctest::Approx(624.0).epsilon(0.02));
+  // Decode attention (mean_keys 0) keeps the GEMM curve.
+  k.mean_keys = 0;
+  const double d_ideal = k.flops / (cm.peak_TFLOPS(Dtype::BF16) * 1e6);
+  CHECK(cm.explain(k).compute_us == doctest::Approx(d_ideal / cal.tc_bf16.at(d_ideal)));
+}

@@ -129,3 +129,46 @@ TEST_CASE("burst requests are validated by field") {
   CHECK(parse_plan_workload("burst") == PlanWorkload::Burst);
   CHECK_THROWS_AS(parse_plan_workload("bursty"), UnknownNameError);
 }
+
+TEST_CASE("closed loop at fixed concurrency: every term by hand") {
+  // c = 4 slots, output 11 tokens (10 decode steps), one prompt's prefill 20 ms, step 5 ms.
+  // Cycle = 10 × 5 + 4 × 20 = 130 ms for 4 requests: 4 × 11 / 0.130 s = 338.46 tok/s.
+  // TPOT: the request's 10 steps plus the 3 other slots' prefills, over 10 intervals:
+  // (50 + 60) / 10 = 11 ms. TTFT: its prefill after half the running step: 20 + 2.5 = 22.5 ms.
+  const ClosedLoopResult r = closed_loop_schedule(4, 11, 10, 20'000, 5'000);
+  CHECK(r.cycle_us == doctest::Approx(130'000));
+  CHECK(r.output_tokens_per_s == doctest::Approx(4 * 11 / 0.130));
+  CHECK(r.mean_tpot_ms == doctest::Approx(11.0));
+  CHECK(r.mean_ttft_ms == doctest::Approx(22.5));
+  // One slot: nothing else stalls its decode, TPOT is the bare step.
+  CHECK(closed_loop_schedule(1, 11, 10, 20'000, 5'000).mean_tpot_ms == doctest::Approx(5.0));
+  // Free prefill: throughput c / step per token, TPOT the step.
+  const ClosedLoopResult f = closed_loop_schedule(4, 11, 10, 0, 5'000);
+  CHECK(f.output_tokens_per_s == doctest::Approx(4 * 11 / 0.050));
+  CHECK(f.mean_tpot_ms == doctest::Approx(5.0));
+  // Identity: c × output tokens per cycle, and TPOT grows with c at a fixed step.
+  CHECK(r.output_tokens_per_s * r.cycle_us * 1e-6 == doctest::Approx(4 * 11));
+  CHECK(closed_loop_schedule(8, 11, 10, 20'000, 5'000).mean_tpot_ms > r.mean_tpot_ms);
+  CHECK(closed_loop_schedule(4, 1, 0, 20'000, 5'000).mean_tpot_ms == 0);
+}
+
+TEST_CASE("closed loop on a plan: the planner's one-prompt prefill and decode step") {
+  Machine m("hgx-h100-8");
+  PlanRequest r;
+  r.mode = PlanMode::Serve;
+  r.prompt = 512;
+  r.output = 128;
+  const ModelSpec spec = load_model("llama-3-8b");
+  Planner planner(spec, *m.router, r);
+  const PlanResult p = planner.evaluate(strat(1, 1, 8), 64);
+  const auto c = closed_loop_workload(planner, p, r);
+  REQUIRE(c.has_value());
+  CHECK(c->concurrency == doctest::Approx(8));  // 64 over 8 replicas
+  CHECK(c->prefill_one_us ==
+        doctest::Approx(planner.prefill(p.strategy, 8, 512, r.order).total_us()));
+  CHECK(
+      c->step_us ==
+      doctest::Approx(planner.decode_step(p.strategy, 64, r.decode_context(), r.order).total_us()));
+  // Staggered single prefills stall the others, so TPOT exceeds the bare step.
+  CHECK(c->mean_tpot_ms > p.tpot_ms);
+}
