@@ -41,9 +41,12 @@ GroupSummary summarize_group(const Router& router, std::string_view kind,
     const std::size_t n = g.size();
     for (std::size_t i = 0; i < n; ++i) {
       s.crosses_nodes = s.crosses_nodes || topo.device(g[i]).node != topo.device(g[0]).node;
-      for (std::size_t j = 0; j < n; ++j) {
-        const bool next = j == i + 1 || (ring && n > 2 && i == n - 1 && j == 0);
-        if (i == j || (!all_pairs && !next)) continue;
+      // Every ordered pair (EP), or each rank's successor in the chain or ring: one j per i,
+      // visited in the order the all-pairs scan would meet it (a DP ring of 12,500 ranks made
+      // the n² scan the planner's largest cost).
+      const std::size_t succ = i + 1 < n ? i + 1 : (ring && n > 2 ? 0 : n);
+      for (std::size_t j = all_pairs ? 0 : succ; j < n; j = all_pairs ? j + 1 : n) {
+        if (i == j) continue;
         const Path& p = router.transient_path(g[i], g[j]);
         s.worst_class = std::max(s.worst_class, p.cls);
         if (any && !(p.bw_GBps < s.bottleneck_GBps)) continue;
