@@ -4,6 +4,7 @@
 
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "report/text_prefix.hpp"
 #include "topoplan/units.hpp"
 
 namespace topoplan::report {
@@ -32,7 +33,7 @@ void print_topo_list(std::ostream& os, const std::vector<TopoListEntry>& entries
   Table table({"name", "GPUs", "nodes", "GPU", "NVLink domain", "description"},
               {Align::Left, Align::Right, Align::Right, Align::Left, Align::Right, Align::Left});
   for (const auto& e : entries) {
-    std::string desc = e.description.substr(0, e.description.find_first_of(",.:"));
+    std::string desc = text_prefix(e.description.substr(0, e.description.find_first_of(",.:")));
     table.add_row({e.name, std::to_string(e.gpus), std::to_string(e.nodes), e.gpu_model,
                    std::to_string(e.nvlink_domain), desc});
   }
@@ -44,7 +45,7 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
     print_topo_show_json(os, t, s);
     return;
   }
-  os << t.name << ": " << t.description << "\n\n";
+  os << t.name << ": " << text_prefix(t.description) << "\n\n";
   Table table({"", "value"}, {Align::Left, Align::Left});
   table.add_row({"servers", std::to_string(s.nodes)});
   table.add_row({"GPUs", std::to_string(s.gpus) + " x " + s.gpu_model});

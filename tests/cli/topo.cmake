@@ -43,3 +43,24 @@ topoplan_cli_test(topo_show_cluster_parent_server ARGS topo show ${_rel}/sub/clu
                   EXPECT_STDOUT "rel-cluster-up-2: 2 x rel-mini-2")
 topoplan_cli_test(topo_show_cluster_builtin_server ARGS topo show ${_rel}/sub/cluster-builtin.json
                   EXPECT_STDOUT "rel-cluster-builtin-2: 2 x hgx-h20-8")
+# A long description (1,500 characters, under the 64 KiB input bound): text output shows the
+# first 1,000 (report::kTextPrefixChars), an ellipsis and the full length; JSON keeps it whole.
+string(REPEAT "a" 1500 _desc)
+string(REPEAT "a" 1000 _desc_prefix)
+file(READ ${PROJECT_SOURCE_DIR}/examples/mini-h20-4.json _server)
+string(REGEX REPLACE "\"description\": \"[^\"]*\"" "\"description\": \"${_desc}\"" _server
+       "${_server}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/topo_description_1500.json "${_server}")
+topoplan_cli_test(topo_show_long_description
+                  ARGS topo show ${CMAKE_CURRENT_BINARY_DIR}/topo_description_1500.json
+                  EXPECT_STDOUT "^mini-h20-4: ${_desc_prefix}… \\(1,500 characters\\)\n")
+topoplan_cli_test(topo_show_long_description_json
+                  ARGS topo show ${CMAKE_CURRENT_BINARY_DIR}/topo_description_1500.json --json
+                  EXPECT_STDOUT "\"description\": \"${_desc}\",")
+file(READ ${PROJECT_SOURCE_DIR}/models/llama-3-8b.json _model)
+string(REGEX REPLACE "\"description\": \"[^\"]*\"" "\"description\": \"${_desc}\"" _model
+       "${_model}")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/model_description_1500.json "${_model}")
+topoplan_cli_test(model_show_long_description
+                  ARGS model show ${CMAKE_CURRENT_BINARY_DIR}/model_description_1500.json
+                  EXPECT_STDOUT "^llama-3-8b: ${_desc_prefix}… \\(1,500 characters\\)\n")
