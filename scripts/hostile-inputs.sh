@@ -56,13 +56,16 @@ sed -E 's/("(hidden_size|vocab_size|max_context|heads|kv_heads|head_dim|intermed
   "$root/models/llama-3-8b.json" >"$G/sizes_1e9.json"
 printf '{"name": "c", "cluster": {"server": "hgx-h100-8", "count": 2, "fabric": {"kind": "fat-tree", "tiers": 1000000000}}}\n' \
   >"$G/tiers_1e9.json"
-# The example server with a 50 MB description (a valid file: the issue's hang was the text).
-{
+# The example server with a description of N bytes: 50 MB (the issue's hang was printing it;
+# now past the 64 KiB input bound) and 60,000 (under it: text shows a prefix, JSON all of it).
+described() {
   printf '{"description": "'
-  head -c 50000000 /dev/zero | tr '\0' 'a'
+  head -c "$1" /dev/zero | tr '\0' 'a'
   printf '",\n'
   grep -v '"description"' "$root/examples/mini-h20-4.json" | tail -n +2
-} >"$G/description_50MB.json"
+}
+described 50000000 >"$G/description_50MB.json"
+described 60000 >"$G/description_60KB.json"
 truncate -s 300M "$G/sparse_300MiB.json" # sparse: refused by size before a byte is read
 
 # --- Cases: c NAME CLASS EXPECTED_EXIT ARG...; cf (the same, FEED command on stdin)
@@ -140,6 +143,9 @@ for b in "${builds[@]}"; do
   c nvl20k_collective large 0 collective all-reduce --topology "$G/nvl-20000.json" --size 1GiB
   c nvl20k_plan large 0 plan --model llama-3-70b --topology "$G/nvl-20000.json"
   c nodes12500_topo_show large 0 topo show hgx-h100-8 --nodes 12500
+  # Every device and link of 100,000 GPUs: 130 MB of JSON, streamed
+  c nodes12500_topo_show_json large 0 topo show hgx-h100-8 --nodes 12500 --json
+  c description_60KB large 0 topo show "$G/description_60KB.json"
   c nodes12500_collective large 0 collective all-reduce "${H[@]}" --nodes 12500 --size 1GiB
   c nodes12500_plan large 0 plan --model llama-3-70b "${H[@]}" --nodes 12500
   c nodes1000_plan large 0 plan --model llama-3-70b "${H[@]}" --nodes 1000
@@ -173,7 +179,7 @@ for b in "${builds[@]}"; do
   c range_1e6 hang 2 topo show "$F/topo_range_huge.json"
   c range_long_prefix hang 2 topo show "$F/topo_range_long_prefix.json"
   c unknown_id_big hang 2 topo show "$F/topo_unknown_ids_big.json"
-  c description_50MB hang 0 topo show "$G/description_50MB.json"
+  c description_50MB hang 2 topo show "$G/description_50MB.json"
   c dev_zero hang 2 topo show /dev/zero
   c dev_urandom hang 2 model show /dev/urandom
   # Undefined behaviour (the ASan+UBSan build reports it)

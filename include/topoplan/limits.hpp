@@ -32,6 +32,10 @@ inline constexpr std::size_t kMaxLinks = std::size_t{1} << 22;
 // Characters in one device id (after range expansion): ids are names such as "n12/gpu3".
 inline constexpr std::size_t kMaxIdLength = 256;
 
+// Bytes of one description (topology, cluster, model): the longest shipped is 403; 64 KiB is a
+// page of prose. Past it a file is refused, so no output carries megabytes of one string.
+inline constexpr std::size_t kMaxDescriptionBytes = std::size_t{1} << 16;
+
 // Layers of one model: the deepest published LLMs have 126 (Llama 3.1 405B) and 61 (DeepSeek-V3)
 // layers; 100,000 leaves three orders of magnitude and still answers in seconds.
 inline constexpr int kMaxModelLayers = 100'000;

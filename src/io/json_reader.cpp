@@ -157,6 +157,15 @@ std::string JsonReader::str_or(const std::string& key, const std::string& fallba
   return has(key) ? str(key) : fallback;
 }
 
+std::string JsonReader::str_at_most(const std::string& key, std::size_t max_bytes) const {
+  if (!has(key)) return "";
+  std::string text = str(key);
+  if (text.size() > max_bytes)
+    fail(pointer_to(key), "longer than " + std::to_string(max_bytes) + " bytes (" +
+                              std::to_string(text.size()) + ")");
+  return text;
+}
+
 double JsonReader::number(const std::string& key, double min, bool positive) const {
   if (!has(key) && !positive) return 0;
   const auto& v = at(key);

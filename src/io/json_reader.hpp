@@ -8,6 +8,7 @@
 // "missing field" (missing) or "expected ..., got null" (null).
 #pragma once
 
+#include <cstddef>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -42,6 +43,8 @@ class JsonReader {
   const nlohmann::json& at(const std::string& key) const;  // required: "missing field"
   std::string str(const std::string& key) const;           // required string
   std::string str_or(const std::string& key, const std::string& fallback) const;
+  // Optional string (→ "") of at most `max_bytes` bytes: free text such as a description.
+  std::string str_at_most(const std::string& key, std::size_t max_bytes) const;
   // A number >= min (`positive` additionally rejects 0); optional (→ 0) unless `positive`.
   double number(const std::string& key, double min, bool positive) const;
   // number(), and at most `max` (a resource or plausibility bound from topoplan/limits.hpp).

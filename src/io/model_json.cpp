@@ -130,7 +130,7 @@ ModelSpec parse_native(const json& j, const std::string& source) {
           "attention", "mlp", "moe", "mtp_modules", "dtypes"});
   ModelSpec m;
   m.name = r.str_or("name", io::utf8_or_replaced(std::filesystem::path(source).stem().string()));
-  m.description = r.str_or("description", "");
+  m.description = r.str_at_most("description", limits::kMaxDescriptionBytes);
   if (r.has("sources")) {
     JsonReader s = r.object("sources");
     for (const auto& [k, v] : j.at("sources").items()) {

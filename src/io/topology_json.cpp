@@ -246,7 +246,7 @@ io::TopologyDocument io::parse_topology_document(const std::string& text,
     t.set_catalog(std::make_shared<const Catalog>(
         Catalog::builtin().extended(top.at("catalog").dump(), source, "/catalog")));
   t.name = top.str("name");
-  t.description = top.str_or("description", "");
+  t.description = top.str_at_most("description", limits::kMaxDescriptionBytes);
   const json& devices = require_array(top, "devices");
   const json& links = require_array(top, "links");
   // Ranges make ~8 devices per entry in a server file; the caps keep a file of a million empty
@@ -267,8 +267,11 @@ namespace {
 io::ClusterDocument parse_cluster(const io::JsonReader& top, const std::string& source) {
   const io::JsonReader c = io::JsonReader::object_at(top.at("cluster"), source, "/cluster");
   check_keys(c, {"server", "count", "fabric", "comment"});
-  io::ClusterDocument doc{
-      source, top.str("name"), top.str_or("description", ""), c.str("server"), {}};
+  io::ClusterDocument doc{source,
+                          top.str("name"),
+                          top.str_at_most("description", limits::kMaxDescriptionBytes),
+                          c.str("server"),
+                          {}};
   ClusterOptions& opts = doc.options;
   opts.nodes = c.integer("count", 1);
   if (c.has("fabric")) {

@@ -6,6 +6,7 @@
 
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "report/text_prefix.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/units.hpp"
 
@@ -242,7 +243,7 @@ void print_model_show(std::ostream& os, const ModelSpec& m, const ModelShowOptio
     return;
   }
   ParamCount c = count_params(m);
-  os << m.name << ": " << m.description << "\n";
+  os << m.name << ": " << text_prefix(m.description) << "\n";
   os << "  " << arch_name(m) << ", " << m.layers << " layers";
   if (m.is_moe()) {
     os << " (" << layer_count(m, LayerType::Dense) << " dense, " << layer_count(m, LayerType::Moe)

@@ -4,47 +4,13 @@
 
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "report/text_prefix.hpp"
 #include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
 namespace {
 using nlohmann::ordered_json;
-
-ordered_json fabric_json(const FabricInfo& f) {
-  if (f.kind.empty()) return nullptr;
-  return ordered_json{{"server", f.server}, {"nodes", f.nodes},
-                      {"kind", f.kind},     {"link", f.link},
-                      {"tiers", f.tiers},   {"oversubscription", json_number(f.oversubscription)}};
-}
-
-// Every device and link, for users who post-process the topology (ids as in `topo paths`).
-ordered_json device_list(const Topology& t) {
-  ordered_json arr = ordered_json::array();
-  for (std::size_t i = 0; i < t.device_count(); ++i) {
-    const Device& d = t.device(static_cast<int>(i));
-    arr.push_back({{"id", d.id},
-                   {"type", to_string(d.type)},
-                   {"model", d.model},
-                   {"node", d.node},
-                   {"tier", d.tier}});
-  }
-  return arr;
-}
-
-ordered_json link_list(const Topology& t) {
-  ordered_json arr = ordered_json::array();
-  for (std::size_t i = 0; i < t.link_count(); ++i) {
-    const Link& l = t.link(static_cast<int>(i));
-    arr.push_back({{"from", t.device(l.a).id},
-                   {"to", t.device(l.b).id},
-                   {"type", l.type},
-                   {"kind", to_string(l.kind)},
-                   {"count", l.count},
-                   {"GBps", json_number(l.bw_GBps)}});
-  }
-  return arr;
-}
 
 std::string gbps(double v) {
   return fmt("%.1f", v) + " GB/s";
@@ -67,7 +33,7 @@ void print_topo_list(std::ostream& os, const std::vector<TopoListEntry>& entries
   Table table({"name", "GPUs", "nodes", "GPU", "NVLink domain", "description"},
               {Align::Left, Align::Right, Align::Right, Align::Left, Align::Right, Align::Left});
   for (const auto& e : entries) {
-    std::string desc = e.description.substr(0, e.description.find_first_of(",.:"));
+    std::string desc = text_prefix(e.description.substr(0, e.description.find_first_of(",.:")));
     table.add_row({e.name, std::to_string(e.gpus), std::to_string(e.nodes), e.gpu_model,
                    std::to_string(e.nvlink_domain), desc});
   }
@@ -76,31 +42,10 @@ void print_topo_list(std::ostream& os, const std::vector<TopoListEntry>& entries
 
 void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary& s, bool json) {
   if (json) {
-    ordered_json devices = ordered_json::object();
-    for (const auto& [type, n] : s.devices) devices[type] = n;
-    ordered_json j{{"name", t.name},
-                   {"description", t.description},
-                   {"nodes", s.nodes},
-                   {"gpus", s.gpus},
-                   {"gpu_model", s.gpu_model},
-                   {"gpu_memory_bytes", json_number(s.gpu_memory_bytes)},
-                   {"devices", devices},
-                   {"links", t.link_count()},
-                   {"nvlink_domain", s.nvlink_domain},
-                   {"per_gpu",
-                    {{"nvlink_GBps", json_number(s.nvlink_GBps)},
-                     {"pcie_GBps", json_number(s.pcie_GBps)},
-                     {"network_GBps", json_number(s.network_GBps)},
-                     {"network_share_GBps", json_number(s.network_share_GBps)}}},
-                   {"bisection_GBps", json_number(s.bisection_GBps)},
-                   {"switches_per_tier", s.switches_per_tier},
-                   {"fabric", fabric_json(t.fabric)},
-                   {"device_list", device_list(t)},
-                   {"link_list", link_list(t)}};
-    os << j.dump(2) << "\n";
+    print_topo_show_json(os, t, s);
     return;
   }
-  os << t.name << ": " << t.description << "\n\n";
+  os << t.name << ": " << text_prefix(t.description) << "\n\n";
   Table table({"", "value"}, {Align::Left, Align::Left});
   table.add_row({"servers", std::to_string(s.nodes)});
   table.add_row({"GPUs", std::to_string(s.gpus) + " x " + s.gpu_model});

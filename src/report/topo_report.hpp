@@ -20,6 +20,8 @@ struct TopoListEntry {
 
 void print_topo_list(std::ostream& os, const std::vector<TopoListEntry>& entries, bool json);
 void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary& s, bool json);
+// The JSON of print_topo_show, streamed (src/report/topo_show_json.cpp).
+void print_topo_show_json(std::ostream& os, const Topology& t, const TopologySummary& s);
 // `nics[i]` is the NIC of matrix.gpus[i] (-1 when none).
 void print_topo_paths(std::ostream& os, const Topology& t, const PathMatrix& m,
                       const std::vector<int>& nics, bool json);

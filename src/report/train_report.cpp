@@ -123,7 +123,11 @@ std::string train_plan_json_text(const TrainPlan& p) {
 
 void print_train_json(std::ostream& os, const TrainingResult& r) {
   const bool timed = r.search_s >= 0;  // negative: timing withheld (--no-timing)
+  // The same key and values as the serving plan JSON (training has no latency limits, so never
+  // "no_plan_meets_limits"); the CLI exits 3 when it is not "ok".
+  const bool fits = !r.plans.empty() && r.plans.front().fits;
   ordered_json j{
+      {"status", fits ? "ok" : "no_plan_fits"},
       {"request", request_json(r.request)},
       {"model", r.model},
       {"topology", r.topology},

@@ -15,6 +15,13 @@ topoplan_cli_test(plan_train_pins
 topoplan_cli_test(plan_train_no_fit
                   ARGS plan --mode train --model llama-3.1-405b --topology hgx-h100-8 --json
                   EXIT 3 EXPECT_STDOUT "\"fits\": false")
+# `status` as in the serving plan JSON: first key, "no_plan_fits" with exit 3, "ok" with exit 0.
+topoplan_cli_test(plan_train_no_fit_status
+                  ARGS plan --mode train --model llama-3.1-405b --topology hgx-h100-8 --json
+                  EXIT 3 EXPECT_STDOUT "^{\n  \"status\": \"no_plan_fits\",\n  \"request\"")
+topoplan_cli_test(plan_train_ok_status
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --json --top 1
+                  EXPECT_STDOUT "^{\n  \"status\": \"ok\",")
 topoplan_cli_test(plan_train_bad_recompute
                   ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --recompute some
                   EXIT 2 EXPECT_STDERR "unknown recompute .some.")

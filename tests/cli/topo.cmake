@@ -43,3 +43,26 @@ topoplan_cli_test(topo_show_cluster_parent_server ARGS topo show ${_rel}/sub/clu
                   EXPECT_STDOUT "rel-cluster-up-2: 2 x rel-mini-2")
 topoplan_cli_test(topo_show_cluster_builtin_server ARGS topo show ${_rel}/sub/cluster-builtin.json
                   EXPECT_STDOUT "rel-cluster-builtin-2: 2 x hgx-h20-8")
+# Long descriptions under the 64 KiB input bound, and at it (65,536 bytes,
+# limits::kMaxDescriptionBytes: accepted): text output shows the first 1,000 characters
+# (report::kTextPrefixChars), an ellipsis and the full length; JSON keeps the whole string.
+string(REPEAT "a" 1000 _desc_prefix)
+string(REPEAT "a" 500 _desc_tail)
+foreach(_case "1500;1,500" "65536;65,536")
+  list(GET _case 0 _n)
+  list(GET _case 1 _shown)
+  string(REPEAT "a" ${_n} _desc)
+  set(_file ${CMAKE_CURRENT_BINARY_DIR}/topo_description_${_n}.json)
+  with_description(${PROJECT_SOURCE_DIR}/examples/mini-h20-4.json ${_file} ${_desc})
+  topoplan_cli_test(topo_show_description_${_n} ARGS topo show ${_file}
+                    EXPECT_STDOUT "^mini-h20-4: ${_desc_prefix}… \\(${_shown} characters\\)\n")
+endforeach()
+# (A 65,536-character regex is past CMake's regex size, so the whole-string check is at 1,500.)
+topoplan_cli_test(topo_show_description_1500_json
+                  ARGS topo show ${CMAKE_CURRENT_BINARY_DIR}/topo_description_1500.json --json
+                  EXPECT_STDOUT "\"description\": \"${_desc_prefix}${_desc_tail}\",")
+with_description(${PROJECT_SOURCE_DIR}/models/llama-3-8b.json
+                 ${CMAKE_CURRENT_BINARY_DIR}/model_description_1500.json ${_desc_prefix}b)
+topoplan_cli_test(model_show_long_description
+                  ARGS model show ${CMAKE_CURRENT_BINARY_DIR}/model_description_1500.json
+                  EXPECT_STDOUT "^llama-3-8b: ${_desc_prefix}… \\(1,001 characters\\)\n")

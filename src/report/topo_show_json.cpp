@@ -1,0 +1,89 @@
+// `topo show --json`, streamed: every device and link of a 100,000-GPU cluster is 130 MB of JSON,
+// which as an nlohmann document took 1.0 GB and 4 s (docs/limits.md); written as it goes it costs
+// the output buffer. Keys and bytes are those of the document it replaced (docs/routing.md).
+#include "report/json_number.hpp"
+#include "report/json_stream.hpp"
+#include "report/topo_report.hpp"
+
+namespace topoplan::report {
+
+namespace {
+
+void write_fabric(JsonStream& w, const FabricInfo& f) {
+  if (f.kind.empty()) {
+    w.null();
+    return;
+  }
+  w.begin_object()
+      .field("server", f.server)
+      .field("nodes", f.nodes)
+      .field("kind", f.kind)
+      .field("link", f.link)
+      .field("tiers", f.tiers)
+      .field("oversubscription", json_number(f.oversubscription))
+      .end_object();
+}
+
+// Every device and link, for users who post-process the topology (ids as in `topo paths`).
+void write_devices(JsonStream& w, const Topology& t) {
+  w.begin_array();
+  for (std::size_t i = 0; i < t.device_count(); ++i) {
+    const Device& d = t.device(static_cast<int>(i));
+    w.begin_object()
+        .field("id", d.id)
+        .field("type", to_string(d.type))
+        .field("model", d.model)
+        .field("node", d.node)
+        .field("tier", d.tier)
+        .end_object();
+  }
+  w.end_array();
+}
+
+void write_links(JsonStream& w, const Topology& t) {
+  w.begin_array();
+  for (std::size_t i = 0; i < t.link_count(); ++i) {
+    const Link& l = t.link(static_cast<int>(i));
+    w.begin_object()
+        .field("from", t.device(l.a).id)
+        .field("to", t.device(l.b).id)
+        .field("type", l.type)
+        .field("kind", to_string(l.kind))
+        .field("count", l.count)
+        .field("GBps", json_number(l.bw_GBps))
+        .end_object();
+  }
+  w.end_array();
+}
+
+}  // namespace
+
+void print_topo_show_json(std::ostream& os, const Topology& t, const TopologySummary& s) {
+  JsonStream w(os);
+  w.begin_object().field("name", t.name).field("description", t.description);
+  w.field("nodes", s.nodes).field("gpus", s.gpus).field("gpu_model", s.gpu_model);
+  w.field("gpu_memory_bytes", json_number(s.gpu_memory_bytes));
+  w.key("devices").begin_object();
+  for (const auto& [type, n] : s.devices) w.field(type, n);
+  w.end_object();
+  w.field("links", t.link_count()).field("nvlink_domain", s.nvlink_domain);
+  w.key("per_gpu")
+      .begin_object()
+      .field("nvlink_GBps", json_number(s.nvlink_GBps))
+      .field("pcie_GBps", json_number(s.pcie_GBps))
+      .field("network_GBps", json_number(s.network_GBps))
+      .field("network_share_GBps", json_number(s.network_share_GBps))
+      .end_object();
+  w.field("bisection_GBps", json_number(s.bisection_GBps));
+  w.key("switches_per_tier").begin_array();
+  for (int n : s.switches_per_tier) w.value(n);
+  w.end_array();
+  write_fabric(w.key("fabric"), t.fabric);
+  write_devices(w.key("device_list"), t);
+  write_links(w.key("link_list"), t);
+  w.end_object();
+  w.flush();
+  os << "\n";
+}
+
+}  // namespace topoplan::report
