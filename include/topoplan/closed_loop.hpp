@@ -24,6 +24,13 @@ struct ClosedLoopResult {
   double output_tokens_per_s = 0;  // per replica
   double mean_tpot_ms = 0;         // 0 when output is 1
   double mean_ttft_ms = 0;
+  // Whole plan, set by closed_loop_workload (plan.hpp); closed_loop_schedule leaves one replica.
+  double replicas = 1, gpus = 1;
+  double plan_concurrency = 0;          // concurrency × replicas: the requests in flight
+  double plan_output_tokens_per_s = 0;  // output_tokens_per_s × replicas
+  // (prompt + output) tokens per request over the same cycle: bench_serving's "total".
+  double plan_total_tokens_per_s = 0;
+  double output_tokens_per_s_per_gpu = 0, total_tokens_per_s_per_gpu = 0;
 };
 
 // Preconditions: concurrency ≥ 1, output ≥ 1, decode_steps ≥ 0, both times ≥ 0.

@@ -34,9 +34,10 @@ PlanMode parse_plan_mode(std::string_view text);    // UnknownNameError on anyth
 PathClass parse_path_class(std::string_view text);  // "NVL", "PIX", ... (case-insensitive)
 
 // steady: the serve cycle of "Throughput" (docs/planner.md); burst: `requests` arriving together,
-// scheduled prefill-first in waves (burst.hpp), reported beside the plans for the best one.
-enum class PlanWorkload { Steady, Burst };
-std::string_view to_string(PlanWorkload w);               // "steady", "burst"
+// scheduled prefill-first in waves (burst.hpp); closed: `concurrency` requests kept in flight
+// (closed_loop.hpp). Burst and closed are reported beside the plans for the best one.
+enum class PlanWorkload { Steady, Burst, Closed };
+std::string_view to_string(PlanWorkload w);               // "steady", "burst", "closed"
 PlanWorkload parse_plan_workload(std::string_view text);  // UnknownNameError on anything else
 
 struct NcclTuning;
@@ -69,8 +70,12 @@ struct PlanRequest {
   // graphs for decode batch sizes only.
   bool cuda_graphs = true;
   // Serve only: `burst` adds the burst schedule of `requests` requests (>= 1) on the best plan.
+  // `closed` adds the closed loop of `concurrency` requests in flight (whole, 1 to kMaxCount;
+  // all replicas) on the best plan; the plans are evaluated at that batch, so `batch` must equal
+  // `concurrency` (the CLI sets it from --concurrency).
   PlanWorkload workload = PlanWorkload::Steady;
   double requests = 0;
+  double concurrency = 0;
   // Kernel for block-scaled FP8 weights (perf.hpp Fp8BlockGemm): auto (default) the engine's
   // choice, fused-MoE experts at the Triton rate and the rest as per-tensor FP8; cublas all as
   // per-tensor FP8 (the default before 2026-12-03); triton all at the Triton rate.
@@ -213,6 +218,8 @@ struct PlanOutput {
   double evaluations_per_s_per_core() const;
   // --workload burst: the burst schedule on the best plan (burst_workload); else empty.
   std::optional<BurstResult> burst;
+  // --workload closed: the closed loop on the best plan (closed_loop_workload); else empty.
+  std::optional<ClosedLoopResult> closed_loop;
 };
 
 // How a search runs (not what it answers: every setting gives the same PlanOutput apart from

@@ -75,6 +75,9 @@ class ProgressBar {
 PlanRequest finish_request(PlanArgs& a) {
   a.req.mode = parse_plan_mode(a.mode);
   a.req.workload = parse_plan_workload(a.workload);
+  // The requests in flight are the batch the plans run at; a different --batch is refused by
+  // PlanRequest::validate, naming it.
+  if (a.req.workload == PlanWorkload::Closed && a.req.batch == 0) a.req.batch = a.req.concurrency;
   a.req.fp8_block_gemm = parse_fp8_block_gemm(a.fp8_block_gemm);
   a.req.order = parse_placement_order(a.placement);
   if (!a.max_tp_class.empty()) a.req.max_tp_class = parse_path_class(a.max_tp_class);
@@ -111,6 +114,8 @@ int run_plan(PlanArgs& a) {
   }
   if (req.workload == PlanWorkload::Burst && !out.plans.empty())
     out.burst = burst_workload(Planner(m, *setup.router, req), out.plans.front(), req);
+  if (req.workload == PlanWorkload::Closed && !out.plans.empty())
+    out.closed_loop = closed_loop_workload(Planner(m, *setup.router, req), out.plans.front(), req);
   const Topology& t = setup.router->topology();
   if (!a.chart.empty()) report::write_pareto_chart(out, a.chart);
   if (!a.html.empty()) report::write_plan_html(t, out, a.html);
@@ -141,9 +146,13 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a) {
       ->capture_default_str();
   sub.add_option("--workload", a.workload,
                  "serve: steady (the serve cycle) | burst (--requests arriving together, "
-                 "prefill-first waves on the best plan)")
+                 "prefill-first waves on the best plan) | closed (--concurrency requests kept in "
+                 "flight, each new prompt prefilled alone, on the best plan)")
       ->capture_default_str();
   sub.add_option("--requests", r.requests, "--workload burst: requests arriving together");
+  sub.add_option("--concurrency", r.concurrency,
+                 "--workload closed: requests kept in flight over all replicas, 1 to 2^53 "
+                 "(bench_serving --max-concurrency); the plans run at this batch");
   sub.add_option("--fp8-block-gemm", a.fp8_block_gemm,
                  "block-scaled FP8 GEMMs: auto (SGLang's default: fused-MoE experts without DeepEP "
                  "at the measured Triton rate, the rest as per-tensor FP8, DeepGEMM) | cublas "

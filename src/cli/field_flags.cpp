@@ -29,6 +29,7 @@ const std::map<std::string, std::string>& table() {
       {"prefill_chunk", "--prefill-chunk"},
       {"workload", "--workload"},
       {"requests", "--requests"},
+      {"concurrency", "--concurrency"},
       {"top", "--top"},
       {"precision", "--precision"},
       // Strategy values reach the library unvalidated only through the API; the CLI keeps the

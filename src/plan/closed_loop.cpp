@@ -32,6 +32,14 @@ std::optional<ClosedLoopResult> closed_loop_workload(const Planner& planner, con
       planner.decode_step(s, plan.batch, req.decode_context(), req.order).total_us();
   ClosedLoopResult r = closed_loop_schedule(plan.batch / replicas, req.output,
                                             (req.output - 1) / req.tokens_per_step(), t_p, step);
+  r.replicas = replicas;
+  r.gpus = s.gpus();
+  r.plan_concurrency = plan.batch;
+  r.plan_output_tokens_per_s = r.output_tokens_per_s * replicas;
+  // Each request also brings its prompt within the cycle that produces its output.
+  r.plan_total_tokens_per_s = r.plan_output_tokens_per_s * (req.prompt + req.output) / req.output;
+  r.output_tokens_per_s_per_gpu = r.plan_output_tokens_per_s / r.gpus;
+  r.total_tokens_per_s_per_gpu = r.plan_total_tokens_per_s / r.gpus;
   return r;
 }
 

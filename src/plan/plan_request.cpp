@@ -29,13 +29,21 @@ PlanMode parse_plan_mode(std::string_view text) {
 }
 
 std::string_view to_string(PlanWorkload w) {
-  return w == PlanWorkload::Burst ? "burst" : "steady";
+  switch (w) {
+    case PlanWorkload::Steady:
+      return "steady";
+    case PlanWorkload::Burst:
+      return "burst";
+    case PlanWorkload::Closed:
+      return "closed";
+  }
+  return "steady";
 }
 
 PlanWorkload parse_plan_workload(std::string_view text) {
-  for (PlanWorkload w : {PlanWorkload::Steady, PlanWorkload::Burst})
+  for (PlanWorkload w : {PlanWorkload::Steady, PlanWorkload::Burst, PlanWorkload::Closed})
     if (text == to_string(w)) return w;
-  throw UnknownNameError("workload", std::string(text), {"steady", "burst"});
+  throw UnknownNameError("workload", std::string(text), {"steady", "burst", "closed"});
 }
 
 PathClass parse_path_class(std::string_view text) {
@@ -96,21 +104,35 @@ void validate_sequence(const PlanRequest& r, const ModelSpec& m) {
                        " tokens) exceeds the model's context of " + std::to_string(m.max_context));
 }
 
-// A burst is a serve workload of whole requests; `requests` means nothing without it.
-void validate_burst(const PlanRequest& r) {
-  if (r.workload == PlanWorkload::Steady) {
+bool whole_count(double v) {
+  return std::isfinite(v) && v >= 1 && v <= kMaxCount && v == std::floor(v);
+}
+
+// Burst and closed loop are serve workloads of whole requests; `requests` means nothing without
+// a burst, `concurrency` nothing without a closed loop. Checked before the batch, which the CLI
+// copies from --concurrency: a bad concurrency is blamed on its own flag.
+void validate_workload(const PlanRequest& r) {
+  if (r.workload != PlanWorkload::Burst)
     need(r.requests == 0, "requests", "needs {workload} burst");
+  if (r.workload != PlanWorkload::Closed)
+    need(r.concurrency == 0, "concurrency", "needs {workload} closed");
+  if (r.workload == PlanWorkload::Steady) return;
+  const std::string name(to_string(r.workload));
+  need(r.mode == PlanMode::Serve, "workload", name + " is a serve workload (mode serve)");
+  if (r.workload == PlanWorkload::Burst) {
+    need(whole_count(r.requests), "requests", "must be a whole number of requests, at least 1");
     return;
   }
-  need(r.mode == PlanMode::Serve, "workload", "burst is a serve workload (mode serve)");
-  need(std::isfinite(r.requests) && r.requests >= 1 && r.requests <= kMaxCount &&
-           r.requests == std::floor(r.requests),
-       "requests", "must be a whole number of requests, at least 1");
+  need(whole_count(r.concurrency), "concurrency",
+       "must be a whole number of requests in flight, 1 to 2^53");
+  need(r.batch == r.concurrency, "batch",
+       "must equal {concurrency} under {workload} closed (the requests in flight are the batch)");
 }
 
 }  // namespace
 
 void PlanRequest::validate(const ModelSpec& m) const {
+  validate_workload(*this);
   require_batch(batch, /*zero_searches=*/true);
   require_tokens(prompt, "prompt");
   require_tokens(output, "output");
@@ -129,7 +151,6 @@ void PlanRequest::validate(const ModelSpec& m) const {
        "attention data parallelism is modelled for MoE models only; " + m.name + " is dense");
   validate_mtp(*this);
   validate_sequence(*this, m);
-  validate_burst(*this);
 }
 
 double TimeBreakdown::total_us() const {

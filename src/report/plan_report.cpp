@@ -129,6 +129,7 @@ ordered_json request_json(const PlanOutput& o) {
                  {"workload", to_string(r.workload)},
                  {"fp8_block_gemm", to_string(r.fp8_block_gemm)},
                  {"requests", r.requests > 0 ? count(r.requests) : ordered_json(nullptr)},
+                 {"concurrency", r.concurrency > 0 ? count(r.concurrency) : ordered_json(nullptr)},
                  {"weight_format", o.weight_format},
                  {"kv_dtype", o.kv_dtype}};
   return j;
@@ -155,6 +156,22 @@ ordered_json burst_json(const std::optional<BurstResult>& b) {
           {"max_ttft_ms", b->max_ttft_ms},
           {"mean_tpot_ms", b->mean_tpot_ms},
           {"waves", std::move(waves)}};
+}
+
+// The closed loop (closed_loop.hpp), whole plan; null without --workload closed.
+ordered_json closed_loop_json(const std::optional<ClosedLoopResult>& c) {
+  if (!c) return nullptr;
+  return {{"concurrency", count(c->plan_concurrency)},
+          {"replicas", count(c->replicas)},
+          {"prefill_one_ms", c->prefill_one_us * 1e-3},
+          {"decode_step_ms", c->step_us * 1e-3},
+          {"cycle_s", c->cycle_us * 1e-6},
+          {"mean_ttft_ms", c->mean_ttft_ms},
+          {"mean_tpot_ms", c->mean_tpot_ms},
+          {"output_tokens_per_s", c->plan_output_tokens_per_s},
+          {"total_tokens_per_s", c->plan_total_tokens_per_s},
+          {"output_tokens_per_s_per_gpu", c->output_tokens_per_s_per_gpu},
+          {"total_tokens_per_s_per_gpu", c->total_tokens_per_s_per_gpu}};
 }
 
 // Rounds every floating-point value of the tree (json_number), so goldens are stable across
@@ -209,6 +226,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
                           {"tokens_per_s_per_gpu", b.tokens_per_s_per_gpu}};
   }
   j["burst"] = burst_json(out.burst);
+  j["closed_loop"] = closed_loop_json(out.closed_loop);
   round_numbers(j);
   dump_spliced(os, j, 2, splices);
   os << "\n";
@@ -370,6 +388,18 @@ void print_burst(std::ostream& os, const BurstResult& b) {
      << fmt("%.1f", b.mean_tpot_ms) << " ms\n";
 }
 
+void print_closed_loop(std::ostream& os, const ClosedLoopResult& c) {
+  os << "Closed loop of " << fmt("%.0f", c.plan_concurrency)
+     << " requests in flight (each new prompt prefilled alone in "
+     << fmt("%.1f", c.prefill_one_us * 1e-3) << " ms, stalling the others; decode step "
+     << fmt("%.2f", c.step_us * 1e-3) << " ms): mean TTFT " << fmt("%.0f", c.mean_ttft_ms)
+     << " ms, mean TPOT " << fmt("%.2f", c.mean_tpot_ms) << " ms, "
+     << fmt("%.0f", c.plan_output_tokens_per_s) << " output tok/s ("
+     << fmt("%.1f", c.output_tokens_per_s_per_gpu) << " per GPU), "
+     << fmt("%.0f", c.plan_total_tokens_per_s) << " total tok/s ("
+     << fmt("%.1f", c.total_tokens_per_s_per_gpu) << " per GPU)\n";
+}
+
 // The search's size and speed, the figure planners are compared by (varies run to run).
 void print_footer(std::ostream& os, const PlanOutput& o) {
   os << "\nSearch: " << o.strategies_evaluated << " strategies evaluated in "
@@ -407,6 +437,7 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
   if (!o.objective_note.empty()) os << o.objective_note << "\n";
   if (o.request.mode == PlanMode::Serve) print_pareto(os, o);
   if (o.burst) print_burst(os, *o.burst);
+  if (o.closed_loop) print_closed_loop(os, *o.closed_loop);
   print_footer(os, o);
 }
 

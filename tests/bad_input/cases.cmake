@@ -150,3 +150,16 @@ bad_input(batch_nan "--batch: must be a finite number, got nan" model show deeps
 bad_input(context_inf "--context: must be a finite number, got inf" plan --context inf)
 bad_input(prompt_inf "--prompt: must be a finite number, got inf" plan --prompt inf)
 bad_input(prefill_chunk_inf "--prefill-chunk: must be a finite number, got inf" plan --prefill-chunk inf)
+# --- Closed loop (--workload closed --concurrency N): a whole count of requests in flight, 1 to
+# 2^53 (kMaxCount, like --batch and --requests), serve mode only; named by the flag.
+set(CL plan --workload closed --concurrency)
+bad_input(concurrency_zero "--concurrency: must be a whole number of requests in flight, 1 to 2\\^53" ${CL} 0)
+bad_input(concurrency_negative "--concurrency: must be a whole number of requests in flight" ${CL} -4)
+bad_input(concurrency_fraction "--concurrency: must be a whole number of requests in flight" ${CL} 2.5)
+bad_input(concurrency_nan "--concurrency: must be a whole number of requests in flight" ${CL} nan)
+bad_input(concurrency_inf "--concurrency: must be a whole number of requests in flight" ${CL} inf)
+bad_input(concurrency_above_2p53 "--concurrency: must be a whole number of requests in flight, 1 to 2\\^53" ${CL} 1e19)
+bad_input(concurrency_not_a_number "--concurrency" ${CL} many)
+bad_input(concurrency_missing "--concurrency: must be a whole number of requests in flight" plan --workload closed)
+bad_input(concurrency_without_closed "--concurrency: needs --workload closed" plan --concurrency 8)
+bad_input(concurrency_with_burst "--concurrency: needs --workload closed" plan --workload burst --requests 5 --concurrency 8)

@@ -110,6 +110,30 @@ topoplan_cli_test(plan_requests_without_burst ARGS plan --requests 5 EXIT 2
 topoplan_cli_test(plan_burst_not_decode ARGS plan --mode decode --workload burst --requests 5
                   EXIT 2 EXPECT_STDERR "--workload: burst is a serve workload")
 topoplan_cli_test(plan_bad_workload ARGS plan --workload bursty EXIT 2 EXPECT_STDERR "burst")
+# Closed loop (issue 14 follow-up): the InferenceX point of docs/planner.md, R1 TP8 EP1 on 8xH200,
+# 1k/1k, 64 requests in flight. The golden pins the JSON; closed_loop_check.py below checks that
+# its figures are the formula of closed_loop.hpp over the step and prefill the CLI prices alone.
+set(_closed_r1 plan --model deepseek-r1 --topology hgx-h200-8 --tp 8 --ep 1 --attention-dp false
+               --prompt 1024 --output 1024 --workload closed --concurrency 64)
+topoplan_cli_test(plan_closed_loop_r1_h200_json ARGS ${_closed_r1} --json
+                  GOLDEN plan_closed_loop_r1_h200.json)
+topoplan_cli_test(plan_closed_loop_table ARGS ${_closed_r1}
+                  EXPECT_STDOUT "Closed loop of 64 requests in flight \\(each new prompt prefilled alone in [0-9.]+ ms.*mean TPOT [0-9.]+ ms, [0-9]+ output tok/s \\([0-9.]+ per GPU\\), [0-9]+ total tok/s")
+topoplan_cli_test(plan_steady_closed_loop_null ARGS plan --model llama-3-8b --topology hgx-h100-8
+                       --tp 8 --mode decode --json
+                  EXPECT_STDOUT "\"concurrency\": null.*\"closed_loop\": null")
+topoplan_cli_test(plan_concurrency_without_closed ARGS plan --concurrency 8 EXIT 2
+                  EXPECT_STDERR "--concurrency: needs --workload closed")
+topoplan_cli_test(plan_closed_batch_differs ARGS plan --workload closed --concurrency 8 --batch 16
+                  EXIT 2 EXPECT_STDERR "--batch: must equal --concurrency under --workload closed")
+topoplan_cli_test(plan_closed_not_decode ARGS plan --mode decode --workload closed --concurrency 8
+                  EXIT 2 EXPECT_STDERR "--workload: closed is a serve workload")
+find_program(PYTHON3 python3)
+if(PYTHON3)
+  add_test(NAME cli_plan_closed_loop_formula
+           COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/closed_loop_check.py
+                   $<TARGET_FILE:topoplan_cli>)
+endif()
 topoplan_cli_test(plan_fp8_block_gemm_json
                   ARGS plan --topology hgx-h200-8 --tp 8 --ep 1 --attention-dp false --mode decode
                        --fp8-block-gemm triton --json
