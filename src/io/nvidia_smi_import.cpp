@@ -184,6 +184,10 @@ std::vector<int> Builder::numa_of_devices() {
     if (!is_gpu(i)) continue;
     const Row& r = m_.rows[i];
     if (!r.numa.empty() && r.numa.find_first_not_of("0123456789") == std::string::npos) {
+      // Checked before stoi: a 10-digit NUMA id threw std::out_of_range (found by fuzz_nvidia_smi).
+      if (r.numa.size() > 4)
+        fail(i, "NUMA affinity '" + (r.numa.size() > 12 ? r.numa.substr(0, 12) + "..." : r.numa) +
+                    "' of " + m_.columns[i] + " is not a NUMA node number (0 to 9999)");
       numa[i] = std::stoi(r.numa);
     } else if (!r.cpu_affinity.empty() && r.cpu_affinity != "N/A") {
       numa[i] =
