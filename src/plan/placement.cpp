@@ -94,14 +94,16 @@ void validate_strategy(const Router& router, const Strategy& s) {
 
 // EP groups follow SGLang/vLLM: expert_tp = tp/ep consecutive TP ranks share one expert shard set,
 // and the EP group is the strided set of TP ranks with the same expert-TP rank.
-void add_ep_groups(const Strategy& s, PlacementGroups& p) {
+void add_ep_groups(const Strategy& s, PlacementGroups& p, bool first_only) {
   p.ep_groups.clear();
   const int ep = s.ep, etp = s.tp / s.ep;
+  if (first_only && ep < 2) return;
   for (const auto& tp_group : p.tp_groups)
     for (int j = 0; j < etp; ++j) {
       std::vector<int> g;
       for (int k = 0; k < ep; ++k) g.push_back(tp_group[static_cast<std::size_t>(k * etp + j)]);
       p.ep_groups.push_back(std::move(g));
+      if (first_only) return;
     }
 }
 

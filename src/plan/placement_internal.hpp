@@ -18,7 +18,9 @@ Coords coords_of(const Strategy& s, PlacementOrder order, int rank);
 void validate_strategy(const Router& router, const Strategy& s);
 
 // Replaces p.ep_groups by the EP groups of `s` cut from p.tp_groups.
-void add_ep_groups(const Strategy& s, PlacementGroups& p);
+// first_only: just the first EP group (of the first TP group), none when ep is 1; what the
+// planner's held groups price (step_time.cpp).
+void add_ep_groups(const Strategy& s, PlacementGroups& p, bool first_only = false);
 
 // The groups alone (no per-rank records) from the device of every rank.
 PlacementGroups groups_of(const Strategy& s, PlacementOrder order,

@@ -136,16 +136,6 @@ void keep_first_ep_group(PlacementGroups& g) {
   g.ep_groups = std::move(first);
 }
 
-// The first EP group add_ep_groups would cut: ranks 0, etp, 2·etp, ... of the first TP group
-// (none when ep is 1: every EP group is a single GPU).
-std::vector<std::vector<int>> first_ep_group(const Strategy& s,
-                                             const std::vector<std::vector<int>>& tp_groups) {
-  if (s.ep < 2 || tp_groups.empty()) return {};
-  const int etp = s.tp / s.ep;
-  std::vector<int> g;
-  for (int k = 0; k < s.ep; ++k) g.push_back(tp_groups.front()[static_cast<std::size_t>(k * etp)]);
-  return {std::move(g)};
-}
 }  // namespace
 
 const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder order) const {
@@ -163,7 +153,7 @@ const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder o
     held_key = key;
     held_ep = s.ep;
   } else if (s.ep != held_ep) {
-    held_groups.ep_groups = first_ep_group(s, held_groups.tp_groups);
+    placement_detail::add_ep_groups(s, held_groups, /*first_only=*/true);
     held_prepared.erase(kOpAllToAll);
     held_prepared.erase(kOpAllToAllNormal);
     held_ep = s.ep;
