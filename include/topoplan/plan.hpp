@@ -69,6 +69,12 @@ struct PlanRequest {
   // --disable-cuda-graph / --enforce-eager). Prefill is always eager: the engines capture
   // graphs for decode batch sizes only.
   bool cuda_graphs = true;
+  // NCCL's NVLink SHARP (NVLS, NVLSTree) for the plan's collectives. Off by default because the
+  // serving engine modelled by default turns it off: SGLang's _set_envs_and_config writes
+  // NCCL_NVLS_ENABLE=str(int(server_args.enable_nccl_nvls)) and enable_nccl_nvls defaults to
+  // False (python/sglang/srt/entrypoints/engine.py, server_args.py). On: --nvls on, i.e. SGLang
+  // --enable-nccl-nvls, or an engine that leaves NCCL's default (vLLM, TensorRT-LLM's NCCL path).
+  bool nvls = false;
   // Serve only: `burst` adds the burst schedule of `requests` requests (>= 1) on the best plan.
   // `closed` adds the closed loop of `concurrency` requests in flight (whole, 1 to kMaxCount;
   // all replicas) on the best plan; the plans are evaluated at that batch, so `batch` must equal
@@ -145,6 +151,13 @@ struct TimeBreakdown {
 // residual of the decode step in progress, step_us / 2 (the vacation term of the Fuhrmann–
 // Cooper decomposition, deterministic steps).
 double serve_queue_us(double prompts_us, double cycle_us, double batch, double step_us);
+// Prefill time per serve cycle under attention DP when prompts reach the `ranks` attention
+// ranks one at a time (each rank admits a request as one of its own finishes) instead of all
+// ranks together: each of the cycle's `steps` decode steps has a prompt on a given rank with
+// probability q = min(1, prompts_per_rank / steps), independently per rank, and a step in
+// which any rank prefills costs `one_us` for every rank (the MoE all-to-all waits for it):
+// steps × (1 − (1 − q)^ranks) × one_us. 0 for empty inputs. docs/planner.md, "Throughput".
+double staggered_prefill_us(double prompts_per_rank, double steps, double ranks, double one_us);
 
 // (name, value) pairs in the fixed order above ("weights", "kv", ..., "launch_overhead", ...).
 std::vector<std::pair<std::string, double>> terms(const TimeBreakdown& b);

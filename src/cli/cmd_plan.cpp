@@ -29,7 +29,7 @@ struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
   std::string mode = "serve", workload = "steady", fp8_block_gemm = "auto", placement = "tp-pp-dp",
-              max_tp_class, cuda_graphs = "on";
+              max_tp_class, cuda_graphs = "on", nvls = "off";
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
@@ -89,6 +89,9 @@ PlanRequest finish_request(PlanArgs& a) {
   if (a.cuda_graphs != "on" && a.cuda_graphs != "off")
     throw InputError("--cuda-graphs", "", "expected 'on' or 'off', got '" + a.cuda_graphs + "'");
   a.req.cuda_graphs = a.cuda_graphs == "on";
+  if (a.nvls != "on" && a.nvls != "off")
+    throw InputError("--nvls", "", "expected 'on' or 'off', got '" + a.nvls + "'");
+  a.req.nvls = a.nvls == "on";
   return a.req;
 }
 
@@ -160,6 +163,10 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a) {
       ->capture_default_str();
   sub.add_option("--cuda-graphs", a.cuda_graphs,
                  "on: decode replays CUDA graphs; off: eager launches (prefill is always eager)")
+      ->capture_default_str();
+  sub.add_option("--nvls", a.nvls,
+                 "NCCL NVLink SHARP for the plan's collectives: off (SGLang's default, "
+                 "NCCL_NVLS_ENABLE=0) | on (--enable-nccl-nvls; vLLM and NCCL's own default)")
       ->capture_default_str();
 }
 

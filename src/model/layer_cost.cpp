@@ -50,9 +50,17 @@ struct AttnLocal {
   double heads;          // query heads on this GPU
 };
 
+// Under attention DP a rank attends whole sequences and every MoE layer's all-to-all (or the
+// dense layers' all-gather) waits for the slowest rank, so the busiest rank sets the step: it
+// holds at least one whole sequence (one prompt prefilled alone occupies one rank for its whole
+// length while the others wait; before 2026-12-04 it was spread as 1/ranks of a prompt per
+// rank). From `ranks` sequences on, the mean: the planner's batches are whole multiples of the
+// ranks, and a prefill chunk's batch is an average over chunks. The experts' busiest EP rank is
+// src/model/moe_balance.cpp.
 AttnLocal attn_local(const ModelSpec& m, const Workload& w, const Shard& s) {
   const double ranks = attention_ranks(s);
-  return {w.tokens() / ranks, w.batch / ranks, query_heads_per_rank(m, s)};
+  const double seqs = ranks > 1 ? std::min(w.batch, std::max(1.0, w.batch / ranks)) : w.batch;
+  return {seqs * w.new_tokens, seqs, query_heads_per_rank(m, s)};
 }
 
 // Keys attended per sequence with causal masking: new token i (1..S) sees L + i keys.

@@ -29,6 +29,14 @@ std::vector<double> serve_batches(double unit, double max_batch) {
 
 }  // namespace
 
+double staggered_prefill_us(double prompts_per_rank, double steps, double ranks, double one_us) {
+  if (prompts_per_rank <= 0 || steps <= 0 || ranks <= 0) return 0;
+  // Each rank starts a prompt in a given step with probability q = prompts / steps (arrivals
+  // spread over the cycle, ranks independent); a step pays one prefill when any rank has one.
+  const double q = std::min(1.0, prompts_per_rank / steps);
+  return steps * (1 - std::pow(1 - q, ranks)) * one_us;
+}
+
 std::string Planner::Impl::infeasible_reason(const Strategy& s, PlacementOrder order,
                                              const MemoryPerGpu& mem) const {
   if (req.max_tp_class && s.tp > 1) {
@@ -66,6 +74,16 @@ BatchPoint Planner::Impl::batch_point(const Strategy& s, PlacementOrder order, d
     // Chunks of successive requests keep the pipeline full: the fill overlaps other work.
     TimeBreakdown prompts = prefill(s, shape, P, order);
     double prompts_us = prompts.total_us() - prompts.pipeline_fill_us;
+    if (shape.attention_ranks > 1) {
+      // Attention DP: each rank admits its own requests as others finish, so prompts reach the
+      // ranks one at a time, not all ranks together; a rank's prefill holds up every rank (the
+      // MoE all-to-all), so the cycle pays for each step in which any rank prefills.
+      const TimeBreakdown one = prefill(s, batch_shape(s, s.dp), P, order);  // one rank's prompt
+      prompts_us =
+          std::max(prompts_us, staggered_prefill_us(shape.replica / shape.attention_ranks, O / A,
+                                                    shape.attention_ranks,
+                                                    one.total_us() - one.pipeline_fill_us));
+    }
     const double cycle_us = prompts_us + O / A * pt.step_us;
     pt.tokens_per_s = B * O / cycle_us * kUsPerS;
     // TTFT: arrival to first token, so the queueing this throughput implies is part of it.

@@ -39,6 +39,7 @@ struct Planner::Impl {
   GpuSpec gpu;
   ComputeModel cm;
   CollectiveModel comm;
+  CollectiveOptions comm_options;  // every collective of the plan (req.nvls)
   Placer placer;
   plan_detail::ReplicaBlocks blocks;         // the first block of replicas prices every block
   std::vector<std::string> precision_notes;  // formats the GPU runs weight-only (perf.hpp)

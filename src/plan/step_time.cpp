@@ -65,6 +65,11 @@ Planner::Impl::Impl(const ModelSpec& m, const Router& r, PlanRequest q, SearchOp
       gpu(first_gpu(r, gpus)),
       cm(ComputeModel::for_gpu(gpu).with_fp8_block_gemm(req.fp8_block_gemm)),
       comm(r, req.comm_tuning ? *req.comm_tuning : NcclTuning::builtin()),
+      comm_options([this] {
+        CollectiveOptions opts;
+        opts.allow_nvls = req.nvls;
+        return opts;
+      }()),
       placer(r, StepCounts{m.layers, layer_count(m, LayerType::Moe)}),
       blocks(r),
       search(std::move(o)) {
@@ -204,24 +209,24 @@ const PreparedCollective& Planner::Impl::prepared(int code, const Strategy& s,
                                                        1.0 / model.moe.top_k, model.moe.top_k)
                                  : deepep_normal_matrix(router->topology(), e, 1.0, 1.0,
                                                         model.moe.num_experts, model.moe.top_k);
-        at->second = comm.prepare_all_to_all({e}, {unit});
+        at->second = comm.prepare_all_to_all({e}, {unit}, comm_options);
       }
       p = at->second;
       break;
     }
   } else if (code == static_cast<int>(CollOp::SendRecv)) {
     const std::vector<std::pair<int, int>> pairs = boundaries(g);
-    if (!pairs.empty()) p = comm.prepare_pairs(CollOp::SendRecv, pairs);
+    if (!pairs.empty()) p = comm.prepare_pairs(CollOp::SendRecv, pairs, comm_options);
   } else if (const int n = tp_tile(s, order); n > 0) {
     auto [at, fresh] = tile_prepared.try_emplace({code, s.tp, static_cast<int>(order)});
     if (fresh) {
       check_tile(*router, g.tp_groups, s.tp, n);
-      at->second =
-          comm.prepare(static_cast<CollOp>(code), {g.tp_groups.begin(), g.tp_groups.begin() + n});
+      at->second = comm.prepare(static_cast<CollOp>(code),
+                                {g.tp_groups.begin(), g.tp_groups.begin() + n}, comm_options);
     }
     p = at->second;
   } else {
-    p = comm.prepare(static_cast<CollOp>(code), g.tp_groups);
+    p = comm.prepare(static_cast<CollOp>(code), g.tp_groups, comm_options);
   }
   return held_prepared.emplace(code, std::move(p)).first->second;
 }
@@ -238,16 +243,16 @@ double Planner::Impl::reference_us(int code, const Strategy& s, PlacementOrder o
                                                    bytes / model.moe.top_k, model.moe.top_k)
                              : deepep_normal_matrix(router->topology(), g, 1.0, bytes,
                                                     model.moe.num_experts, model.moe.top_k);
-      us = comm.all_to_all(g, tm).time_us;
+      us = comm.all_to_all(g, tm, comm_options).time_us;
       break;
     }
   } else if (code == static_cast<int>(CollOp::SendRecv)) {
     for (const auto& chain : pl.pp_chains)
       for (std::size_t i = 0; i + 1 < chain.size(); ++i)
-        us = std::max(us, comm.send_recv(chain[i], chain[i + 1], bytes).time_us);
+        us = std::max(us, comm.send_recv(chain[i], chain[i + 1], bytes, comm_options).time_us);
   } else {
     for (const CollectiveCost& c :
-         comm.cost_concurrent(static_cast<CollOp>(code), pl.tp_groups, bytes))
+         comm.cost_concurrent(static_cast<CollOp>(code), pl.tp_groups, bytes, comm_options))
       us = std::max(us, c.time_us);
   }
   return us;

@@ -126,6 +126,7 @@ ordered_json request_json(const PlanOutput& o) {
                  {"mem_util", r.mem_util},
                  {"prefill_chunk", count(r.prefill_chunk)},
                  {"cuda_graphs", r.cuda_graphs},
+                 {"nvls", r.nvls},
                  {"workload", to_string(r.workload)},
                  {"fp8_block_gemm", to_string(r.fp8_block_gemm)},
                  {"requests", r.requests > 0 ? count(r.requests) : ordered_json(nullptr)},
@@ -262,6 +263,7 @@ void print_header(std::ostream& os, const PlanOutput& o) {
   if (r.ttft_max_ms > 0) os << ", TTFT <= " << fmt("%g", r.ttft_max_ms) << " ms";
   // Default (graphs on) stays silent so the usual output is unchanged.
   if (!r.cuda_graphs) os << ", CUDA graphs off (eager decode launches)";
+  if (r.nvls) os << ", NCCL NVLS on";
   if (r.mtp_accept > 0)
     os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
   os << "\nweights " << o.weight_format << "; KV cache " << o.kv_dtype << "\n";

@@ -41,8 +41,10 @@ constexpr BurstPoint kGpustackR1[] = {{4000, 200, 500, 16096.80, 107.91, 62.81},
 
 // The burst schedule of `pt` on TP8 (EP1, no attention DP); `steady` receives the plan itself.
 BurstResult tp8_burst(const Machine& machine, const ModelSpec& m, const BurstPoint& pt,
-                      Fp8BlockGemm block = Fp8BlockGemm::Cublas, PlanResult* steady = nullptr) {
+                      Fp8BlockGemm block = Fp8BlockGemm::Cublas, PlanResult* steady = nullptr,
+                      bool nvls = false) {
   PlanRequest r = request(PlanMode::Serve, pt.prompt, pt.output);
+  r.nvls = nvls;  // SGLang (the gpustack R1 rows) runs NCCL without NVLS; vLLM leaves it on
   r.workload = PlanWorkload::Burst;
   r.requests = pt.requests;
   r.fp8_block_gemm = block;
@@ -174,9 +176,12 @@ TEST_CASE("DeepSeek-R1 bursts on 8xH200, default kernels (gpustack): a known +51
   // The default (`auto`): what SGLang 0.5.x runs on sm90 at EP1 (Fp8MoEMethod.create_moe_runner:
   // DeepGEMM only with the DeepEP all-to-all, else the Triton fused MoE; dense block-FP8 linears
   // to DeepGEMM): the experts at the measured Triton rate (0.551), dense GEMMs as per-tensor FP8,
-  // MLA prefill attention on its measured curve (attn-prefill-h200-2026-12-03.json). This build:
-  // total +51 / +51 / +29%, mean TPOT −20 / −23 / −18%. Not within 25% on throughput: pinned,
-  // not loosened (DeepGEMM's real rate at these shapes and FlashAttention-3 are not measured).
+  // MLA prefill attention on its measured curve (attn-prefill-h200-2026-12-03.json), NCCL
+  // without NVLS as SGLang sets it (2026-12-04; +51 / +51 / +29% with NVLS). This build:
+  // total +41 / +40 / +23%, mean TPOT −16 / −17 / −14%. 4k and 2k are not within 25% on
+  // throughput: pinned, not loosened (the whole-layer measurement r1-layer-h200-2026-12-04
+  // prices one GPU's layer at 1.32x the model: expert-row padding, unpriced small kernels and
+  // routing; docs/compute-model.md).
   Machine h200("hgx-h200-8");
   const ModelSpec m = load_model("deepseek-r1");
   for (const BurstPoint& pt : kGpustackR1) {
@@ -186,12 +191,12 @@ TEST_CASE("DeepSeek-R1 bursts on 8xH200, default kernels (gpustack): a known +51
     const BurstResult t = tp8_burst(h200, m, pt, Fp8BlockGemm::Triton);
     CHECK(a.mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.25));
     CHECK(a.total_tokens_per_s > pt.total);
-    CHECK(a.total_tokens_per_s < 1.6 * pt.total);
+    CHECK(a.total_tokens_per_s < 1.45 * pt.total);
     // --fp8-block-gemm triton (every block-FP8 GEMM at 0.551 of the per-tensor rate, measured,
-    // r1-prefill-h200-2026-12-03.json): total +38/+36/+18%, mean TPOT −14/−15/−11%.
+    // r1-prefill-h200-2026-12-03.json): total +30/+27/+13%, mean TPOT −10/−10/−7%.
     CHECK(t.mean_tpot_ms == doctest::Approx(pt.tpot_ms).epsilon(0.25));
     CHECK(t.total_tokens_per_s > pt.total);
-    CHECK(t.total_tokens_per_s < 1.5 * pt.total);
+    CHECK(t.total_tokens_per_s < 1.35 * pt.total);
     // Auto lies between all-per-tensor and all-Triton: only the experts change kernel.
     CHECK(a.total_tokens_per_s < c.total_tokens_per_s);
     CHECK(a.total_tokens_per_s > t.total_tokens_per_s);
@@ -212,8 +217,10 @@ TEST_CASE("Qwen3-235B-A22B bf16 bursts on 8xH100, vLLM TP8 (gpustack): throughpu
   const ModelSpec m = load_model("qwen3-235b-a22b");
   for (const BurstPoint& pt : points) {
     CAPTURE(pt.prompt);
-    // This build: +15% / +32% / +24% (docs/planner.md, "Accuracy").
-    CHECK(tp8_burst(h100, m, pt).total_tokens_per_s == doctest::Approx(pt.total).epsilon(0.35));
+    // This build, NCCL with NVLS (vLLM leaves NCCL's default): +14% / +31% / +20%
+    // (docs/planner.md, "Accuracy").
+    CHECK(tp8_burst(h100, m, pt, Fp8BlockGemm::Cublas, nullptr, true).total_tokens_per_s ==
+          doctest::Approx(pt.total).epsilon(0.35));
   }
 }
 
@@ -233,4 +240,23 @@ TEST_CASE("DeepSeek-R1 batch 1, TP16 over 2x8 H100 (tt-inference-server #356): e
   double graphs = Planner(m, *two.router, r).evaluate(tp16, 1).tpot_ms;
   CHECK(eager == doctest::Approx(23.1).epsilon(0.25));
   CHECK(graphs < 0.4 * 23.1);  // the known gap with graphs on (docs/planner.md, −67%)
+}
+
+TEST_CASE("DeepSeek-R1 on 8xH200, attention DP + EP8 at 1,024 in flight (TensorRT-LLM): +39%") {
+  // NVIDIA/TensorRT-LLM docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md,
+  // "H200 max-throughput": trtllm-bench --tp 8 --ep 8, attention DP, MTP off, max_batch_size 128
+  // per rank, concurrency 1,024, 5,120 requests of 1,024 in / 2,048 out: 11,489.27 output tok/s
+  // (1,436.16 per GPU). Priced as the steady serve cycle at batch 1,024. Before the staggered
+  // prefills of attention DP (2026-12-04) the model said 2,815 per GPU (+96%); now +39%: not
+  // within 25%, pinned as a band (TensorRT-LLM mixes a rank's prompt into its decode iteration,
+  // sharing the weight reads that the model's separate prefill pass repeats; the expert GEMMs at
+  // 32 rows per expert measure 1.13x the model, moe-ep-h200-2026-12-04).
+  Machine h200("hgx-h200-8");
+  PlanRequest r = request(PlanMode::Serve, 1024, 2048);
+  r.nvls = true;  // TensorRT-LLM does not turn NCCL's NVLS off
+  const PlanResult p =
+      Planner(load_model("deepseek-r1"), *h200.router, r).evaluate(strat(8, 1, 1, 8, true), 1024);
+  REQUIRE(p.fits);
+  CHECK(p.tokens_per_s_per_gpu > 1436.16);
+  CHECK(p.tokens_per_s_per_gpu < 1.45 * 1436.16);
 }
