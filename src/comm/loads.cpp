@@ -47,9 +47,9 @@ bool direct_hops(const Topology& t, int src, int dst, std::vector<DirLink>& hops
 }
 
 // Flows with the same endpoints merged (rings and trees repeat most intra-server pairs across
-// channels), so each distinct pair is routed once.
-std::vector<Flow> merged(const std::vector<Flow>& flows) {
-  std::vector<Flow> out(flows);
+// channels), so each distinct pair is routed once. Written into `out` (a reused buffer).
+void merge_into(const std::vector<Flow>& flows, std::vector<Flow>& out) {
+  out.assign(flows.begin(), flows.end());
   std::sort(out.begin(), out.end(), [](const Flow& a, const Flow& b) {
     return a.src != b.src ? a.src < b.src : a.dst < b.dst;
   });
@@ -61,7 +61,38 @@ std::vector<Flow> merged(const std::vector<Flow>& flows) {
       out[k++] = out[i];
   }
   out.resize(k);
-  return out;
+}
+
+// The hops of flow src → dst (a direct hop, one NVSwitch, or the Router's path), folded into
+// `g`'s worst class and inter-server latency. `shortcut` is the buffer direct hops go to.
+const std::vector<DirLink>& flow_hops(const Router& router, int src, int dst, GroupLoad& g,
+                                      std::vector<DirLink>& shortcut) {
+  const Topology& t = router.topology();
+  if (direct_hops(t, src, dst, shortcut)) {
+    g.worst_class = std::max(g.worst_class, PathClass::NVL);
+    return shortcut;
+  }
+  const Path& p = router.transient_path(src, dst);
+  if (p.cls == PathClass::DIS)
+    throw InputError("collective: no route from " + t.device(src).id + " to " + t.device(dst).id);
+  g.worst_class = std::max(g.worst_class, p.cls);
+  if (t.device(src).node != t.device(dst).node)
+    g.inter_latency_us = std::max(g.inter_latency_us, p.latency_us);
+  return p.hops;
+}
+
+// Folds link d carrying `load` per byte into g's bottleneck (the first maximum wins).
+void fold_link(const Topology& t, DirLink d, double load, GroupLoad& g) {
+  const double bw = achieved_GBps(t, d);
+  if (bw <= 0)
+    throw InputError("collective: link " + t.device(t.from_device(d)).id + " → " +
+                     t.device(t.to_device(d)).id + " has no bandwidth");
+  const double us = load / (bw * 1e3);
+  if (us > g.us_per_byte) {
+    g.us_per_byte = us;
+    g.bottleneck = d;
+    g.weight = load;
+  }
 }
 }  // namespace
 
@@ -69,57 +100,57 @@ std::vector<GroupLoad> evaluate_loads(const Router& router,
                                       const std::vector<std::vector<Flow>>& flows) {
   const Topology& t = router.topology();
   // Dense per-DirLink accumulators, reused between calls on the same thread; `used` lists the
-  // entries to clear, so a call costs O(flows × hops), not O(links).
+  // entries to clear, so a call costs O(flows × hops), not O(links). `used` holds every group's
+  // links back to back (group g's from used_end[g - 1]); it and the merge and shortcut buffers
+  // are reused too: a call per pipeline pair or TP group otherwise allocated each of them.
   thread_local std::vector<double> load;
   thread_local std::vector<int> stamp;
   thread_local int generation = 0;
+  thread_local std::vector<DirLink> used, shortcut;
+  thread_local std::vector<std::size_t> used_end;
+  thread_local std::vector<Flow> merged;
   const std::size_t dirlinks = 2 * t.link_count();
   if (load.size() < dirlinks) load.resize(dirlinks, 0.0), stamp.resize(dirlinks, 0);
-  std::vector<std::vector<DirLink>> used(flows.size());
+  used.clear();
+  used_end.assign(flows.size(), 0);
   std::vector<GroupLoad> out(flows.size());
   for (std::size_t g = 0; g < flows.size(); ++g) {
     ++generation;
-    std::vector<DirLink> shortcut;
-    for (const Flow& f : merged(flows[g])) {
-      const std::vector<DirLink>* hops = &shortcut;
-      if (direct_hops(t, f.src, f.dst, shortcut)) {
-        out[g].worst_class = std::max(out[g].worst_class, PathClass::NVL);
-      } else {
-        const Path& p = router.transient_path(f.src, f.dst);
-        if (p.cls == PathClass::DIS)
-          throw InputError("collective: no route from " + t.device(f.src).id + " to " +
-                           t.device(f.dst).id);
-        out[g].worst_class = std::max(out[g].worst_class, p.cls);
-        if (t.device(f.src).node != t.device(f.dst).node)
-          out[g].inter_latency_us = std::max(out[g].inter_latency_us, p.latency_us);
-        hops = &p.hops;
-      }
-      for (DirLink d : *hops) {
+    merge_into(flows[g], merged);
+    for (const Flow& f : merged) {
+      for (DirLink d : flow_hops(router, f.src, f.dst, out[g], shortcut)) {
         const auto i = static_cast<std::size_t>(d);
         if (stamp[i] != generation) {
           stamp[i] = generation;
-          used[g].push_back(d);
+          used.push_back(d);
         }
         load[i] += f.weight;
       }
     }
+    used_end[g] = used.size();
   }
-  for (std::size_t g = 0; g < flows.size(); ++g) {
-    for (DirLink d : used[g]) {
-      const double bw = achieved_GBps(t, d);
-      if (bw <= 0)
-        throw InputError("collective: link " + t.device(t.from_device(d)).id + " → " +
-                         t.device(t.to_device(d)).id + " has no bandwidth");
-      const double us = load[static_cast<std::size_t>(d)] / (bw * 1e3);
-      if (us > out[g].us_per_byte) {
-        out[g].us_per_byte = us;
-        out[g].bottleneck = d;
-        out[g].weight = load[static_cast<std::size_t>(d)];
-      }
-    }
+  for (std::size_t g = 0, i = 0; g < flows.size(); ++g)
+    for (; i < used_end[g]; ++i)
+      fold_link(t, used[i], load[static_cast<std::size_t>(used[i])], out[g]);
+  for (DirLink d : used) load[static_cast<std::size_t>(d)] = 0;
+  return out;
+}
+
+GroupLoad evaluate_flow(const Router& router, int src, int dst) {
+  // evaluate_loads({{Flow{src, dst, 1.0}}}) without its buffers: each hop's load is 1 per time
+  // the path crosses it, summed as the engine sums it, folded in order of first crossing.
+  thread_local std::vector<DirLink> shortcut;
+  GroupLoad out;
+  const std::vector<DirLink>& hops = flow_hops(router, src, dst, out, shortcut);
+  for (std::size_t i = 0; i < hops.size(); ++i) {
+    if (std::find(hops.begin(), hops.begin() + static_cast<std::ptrdiff_t>(i), hops[i]) !=
+        hops.begin() + static_cast<std::ptrdiff_t>(i))
+      continue;  // folded at its first crossing
+    double load = 0;
+    for (std::size_t j = i; j < hops.size(); ++j)
+      if (hops[j] == hops[i]) load += 1.0;
+    fold_link(router.topology(), hops[i], load, out);
   }
-  for (const auto& u : used)
-    for (DirLink d : u) load[static_cast<std::size_t>(d)] = 0;
   return out;
 }
 

@@ -23,4 +23,7 @@ double achieved_GBps(const Topology& t, DirLink d);
 std::vector<GroupLoad> evaluate_loads(const Router& router,
                                       const std::vector<std::vector<Flow>>& flows);
 
+// evaluate_loads(router, {{Flow{src, dst, 1.0}}}).front(): one flow alone, without allocating.
+GroupLoad evaluate_flow(const Router& router, int src, int dst);
+
 }  // namespace topoplan::comm

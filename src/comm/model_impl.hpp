@@ -68,7 +68,7 @@ struct CollectiveModel::Impl {
                             static_cast<std::uint32_t>(dst);
     auto [it, fresh] = pair_loads.try_emplace(k);
     if (fresh) {
-      const comm::GroupLoad l = comm::evaluate_loads(router, {{comm::Flow{src, dst, 1.0}}}).front();
+      const comm::GroupLoad l = comm::evaluate_flow(router, src, dst);
       it->second = {l.us_per_byte, l.inter_latency_us};
     }
     return it->second;

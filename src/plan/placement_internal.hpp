@@ -26,6 +26,11 @@ void add_ep_groups(const Strategy& s, PlacementGroups& p, bool first_only = fals
 PlacementGroups groups_of(const Strategy& s, PlacementOrder order,
                           const std::vector<int>& device_of_rank);
 
+// What the planner prices (step_time.cpp): groups_of's TP groups and pipeline chains, the first
+// EP group only (add_ep_groups first_only) and no DP groups, written into `p` reusing its storage.
+void pricing_groups(const Strategy& s, PlacementOrder order, const std::vector<int>& device_of_rank,
+                    PlacementGroups& p);
+
 // Builds ranks and groups from the device of every rank (device_of_rank.size() == s.gpus()).
 Placement assemble(const Router& router, const Strategy& s, PlacementOrder order,
                    const std::vector<int>& device_of_rank);

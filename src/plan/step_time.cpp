@@ -152,8 +152,14 @@ const PlacementGroups& Planner::Impl::groups(const Strategy& s, PlacementOrder o
   block.dp = block_dp(s, order);
   const std::tuple<int, int, int, int> key{s.tp, s.pp, block.dp, static_cast<int>(order)};
   if (key != held_key || (s.ep != held_ep && order == PlacementOrder::Optimized)) {
-    held_groups = placer.groups(block, order);
-    keep_first_ep_group(held_groups);
+    if (order == PlacementOrder::Optimized) {
+      held_groups = placer.groups(block, order);
+      keep_first_ep_group(held_groups);
+    } else {
+      // placer.groups() less the DP groups and all but the first EP group, refilled in place.
+      placement_detail::validate_strategy(*router, block);
+      placement_detail::pricing_groups(block, order, router->topology().gpus(), held_groups);
+    }
     held_prepared.clear();
     held_key = key;
     held_ep = s.ep;
@@ -184,6 +190,9 @@ void check_tile(const Router& r, const std::vector<std::vector<int>>& tp_groups,
 // not concurrent in the step model).
 std::vector<std::pair<int, int>> boundaries(const PlacementGroups& g) {
   std::vector<std::pair<int, int>> out;
+  std::size_t n = 0;
+  for (const auto& chain : g.pp_chains) n += chain.empty() ? 0 : chain.size() - 1;
+  out.reserve(n);
   for (const auto& chain : g.pp_chains)
     for (std::size_t i = 0; i + 1 < chain.size(); ++i) out.emplace_back(chain[i], chain[i + 1]);
   return out;
