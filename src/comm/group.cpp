@@ -19,6 +19,34 @@ int arch_index(int sm) {
 int scale_index(int nodes) {
   return nodes <= 2 ? nodes - 1 : 2;
 }
+
+// Throws, for the first rank in group order that is one, on a rank that is not a GPU or that
+// repeats an earlier rank. A sorted copy finds that all is well without a set node per rank.
+void check_ranks(const Topology& t, const std::vector<int>& gpus) {
+  std::vector<int> sorted(gpus);
+  std::sort(sorted.begin(), sorted.end());
+  const bool valid = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end() &&
+                     std::all_of(gpus.begin(), gpus.end(), [&](int d) {
+                       return d >= 0 && d < static_cast<int>(t.device_count()) &&
+                              t.device(d).type == DeviceType::Gpu;
+                     });
+  if (valid) return;
+  std::set<int> seen;
+  for (int d : gpus) {
+    if (d < 0 || d >= static_cast<int>(t.device_count()) || t.device(d).type != DeviceType::Gpu)
+      throw InputError("collective: rank device " + std::to_string(d) + " is not a GPU");
+    if (!seen.insert(d).second)
+      throw InputError("collective: GPU " + t.device(d).id + " appears twice in the group");
+  }
+}
+
+// !nvswitches_of(t, gpu).empty() without building the list.
+bool has_nvswitch(const Topology& t, int gpu) {
+  const auto& adj = t.neighbours(gpu);
+  return std::any_of(adj.begin(), adj.end(), [&](const Adjacent& a) {
+    return t.device(a.device).type == DeviceType::NvSwitch;
+  });
+}
 }  // namespace
 
 std::vector<std::pair<int, double>> nvswitches_of(const Topology& t, int gpu) {
@@ -65,13 +93,9 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
   g.gpus = gpus;
   g.n = static_cast<int>(gpus.size());
   if (gpus.empty()) throw InputError("collective: the group of ranks is empty");
+  check_ranks(t, gpus);
   std::unordered_map<int, std::size_t> slot;  // server → index in by_node
-  std::set<int> seen;
   for (int d : gpus) {
-    if (d < 0 || d >= static_cast<int>(t.device_count()) || t.device(d).type != DeviceType::Gpu)
-      throw InputError("collective: rank device " + std::to_string(d) + " is not a GPU");
-    if (!seen.insert(d).second)
-      throw InputError("collective: GPU " + t.device(d).id + " appears twice in the group");
     auto [it, fresh] = slot.try_emplace(t.device(d).node, g.by_node.size());
     if (fresh) g.by_node.emplace_back();
     g.by_node[it->second].push_back(d);
@@ -95,7 +119,6 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
     g.ppn = std::max(g.ppn, static_cast<int>(node.size()));
     g.min_ppn = g.min_ppn == 0 ? static_cast<int>(node.size())
                                : std::min(g.min_ppn, static_cast<int>(node.size()));
-    std::set<int> nics;
     g.nic_of.emplace_back();
     // One NVSwitch under every GPU of the server: every pair is GPU → NVSwitch → GPU, NVL,
     // without looking at n² pairs (a 20,000-GPU NVLink domain).
@@ -111,7 +134,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
     for (int d : node) slots.push_back(router.server_slot(d));
     const bool all_pairs = !servers_alike || walked.insert(std::move(slots)).second;
     for (std::size_t i = 0; i < node.size(); ++i) {
-      if (nvswitches_of(t, node[i]).empty()) g.nvswitch = false;
+      if (!has_nvswitch(t, node[i])) g.nvswitch = false;
       const int sw = sole[i];
       for (std::size_t j = 0; j < node.size() && !one_switch; ++j) {
         if (i == j || (!all_pairs && j != (i + 1) % node.size())) continue;
@@ -130,12 +153,14 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
         if (nic < 0)
           throw InputError("collective: " + t.device(node[i]).id +
                            " has no NIC but the group spans several servers");
-        nics.insert(nic);
         g.nic_of.back().push_back(nic);
         if (all_pairs) g.net_class = std::max(g.net_class, router.transient_path(node[i], nic).cls);
       }
     }
-    g.channels = std::max(g.channels, static_cast<int>(nics.size()));
+    std::vector<int> nics = g.nic_of.back();  // the distinct NICs are the channels
+    std::sort(nics.begin(), nics.end());
+    const auto distinct = std::unique(nics.begin(), nics.end()) - nics.begin();
+    g.channels = std::max(g.channels, static_cast<int>(distinct));
   }
   g.direct_mesh = g.nodes == 1 && !g.nvswitch && direct_nvlink_mesh(router, g.by_node[0]);
   return g;

@@ -63,6 +63,13 @@ int Topology::add_link(Link l) {
                         std::to_string(l.b) + ")");
   }
   const int index = static_cast<int>(impl_->links.size());
+  // Every device of a server or fabric has two links or more: starting the per-device lists at
+  // two skips the one-element allocation (a million of them on a 100,000-GPU cluster).
+  for (const int end : {l.a, l.b}) {
+    auto& out_edges = impl_->graph.m_vertices[static_cast<std::size_t>(end)].m_out_edges;
+    if (out_edges.capacity() == 0) out_edges.reserve(2);
+    if (impl_->adjacency[end].capacity() == 0) impl_->adjacency[end].reserve(2);
+  }
   boost::add_edge(static_cast<std::size_t>(l.a), static_cast<std::size_t>(l.b), EdgeProps{index},
                   impl_->graph);
   impl_->adjacency[l.a].push_back({2 * index, l.b});

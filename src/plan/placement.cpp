@@ -173,6 +173,7 @@ Placement assemble(const Router& router, const Strategy& s, PlacementOrder order
   Placement p;
   p.strategy = s;
   p.order = order;
+  p.ranks.reserve(static_cast<std::size_t>(s.gpus()));
   for (int r = 0; r < s.gpus(); ++r) {
     const int dev = device_of_rank[static_cast<std::size_t>(r)];
     const Device& d = topo.device(dev);

@@ -99,7 +99,7 @@ struct Router::Impl {
     const int g = servers.group(src);
     const int tg = servers.template_of(g);
     const Path& p = in_template(servers.same_slot(src, tg), servers.same_slot(dst, tg));
-    if (p.cls == PathClass::PXN) return servers.translate(pxn_via_owner(p, tg), tg, g);
+    if (p.cls == PathClass::PXN) return servers.translate(pxn_in_template(p, tg), tg, g);
     return servers.translate(p, tg, g);
   }
 
@@ -122,6 +122,15 @@ struct Router::Impl {
     const Path& b = in_template(owner, p.dst);
     if (a.cls != PathClass::NVL || b.cls > PathClass::PXB) return p;
     return joined(a, b, PathClass::PXN);
+  }
+
+  // pxn_via_owner of a template path, cached by its (src, dst): every structural route that
+  // leaves a GPU by PXN built (and allocated) the same relayed path again.
+  mutable std::unordered_map<std::uint64_t, Path> template_pxn;
+  const Path& pxn_in_template(const Path& p, int tg) const {
+    auto [it, fresh] = template_pxn.try_emplace(pair_key(p.src, p.dst));
+    if (fresh) it->second = pxn_via_owner(p, tg);
+    return it->second;
   }
 
   int nic_of_gpu(int gpu) const {
@@ -264,7 +273,7 @@ struct Router::Impl {
       out.cls = std::max(out.cls, piece.cls);
     };
     if (t.cls == PathClass::PXN)
-      add(pxn_via_owner(t, tg));
+      add(pxn_in_template(t, tg));
     else
       add(t);
     return true;
