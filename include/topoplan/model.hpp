@@ -237,6 +237,11 @@ void require_limit_ms(double ms, const char* field);
 // Expected distinct experts, among the `local_experts` of one EP shard, touched by `tokens`
 // tokens each picking `top_k` of `experts` uniformly: local·(1 − (1 − k/E)^T).
 double expected_experts_touched(double tokens, int top_k, int experts, double local_experts);
+// Rows the fused-MoE kernel computes for an expert holding `rows` (token, expert) rows in a
+// step of `tokens` tokens: above one BLOCK_SIZE_M (16 up to 64 tokens, else 64) the count ends
+// in a partial block, rows + (block − 1)/2 on average; up to one block `rows` (the efficiency
+// curves carry the idle tile there). src/model/layer_cost.cpp says where from.
+double fused_moe_padded_rows(double rows, double tokens);
 
 // Kernels one GPU runs for one layer of type `t` (in execution order). Shapes and bytes are per
 // GPU. Norm kernels fuse the residual add (read x and residual, write both).

@@ -140,10 +140,19 @@ void add_mla(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w
   double kv_tok = latent * element_bytes(m.dtypes.kv_cache);
   double act = element_bytes(m.dtypes.activations);
   double kvb_n = a.heads * (x.qk_nope_head_dim + x.v_head_dim);
+  // Kernels of their own in the engine's MLA path (SGLang: the rotary embedding in place on
+  // q_pe and k_pe, the latent + k_pe written into the KV cache, and in prefill the concat of
+  // k_nope with the broadcast k_pe), measured in one whole H200 layer at 12 / 8 / 24 µs
+  // (r1-layer-h200-2026-12-04.json, docs/compute-model.md): read and write each element once.
+  out.push_back(elementwise(m, "mla_rope", a.tokens, (a.heads + 1) * x.qk_rope_head_dim, 2, 0));
+  KernelCost store = elementwise(m, "mla_kv_store", a.tokens, latent, 1, 0);
+  store.bytes += a.tokens * kv_tok;  // the cache's own format on write
+  out.push_back(store);
   if (w.phase == Phase::Prefill) {
     double keys = a.batch * (w.context + w.new_tokens);
     add_quant(out, m, f, "kv_b_quant", keys, x.kv_lora_rank);
     out.push_back(gemm(m, "kv_b_proj", keys, kvb_n, x.kv_lora_rank, f));
+    out.push_back(elementwise(m, "mla_k_concat", keys, a.heads * qk, 2, 0));
     out.push_back(attention_kernel(m, w, a, qk, x.v_head_dim, kv_tok, keys * kvb_n * act));
   } else {
     out.push_back(gemm(m, "kv_b_proj", a.tokens, kvb_n, x.kv_lora_rank, f));
@@ -168,6 +177,12 @@ void add_mlp(std::vector<KernelCost>& out, const ModelSpec& m, const std::string
   out.push_back(gemm(m, prefix + "_down", tokens, m.hidden, il, f));
 }
 
+// DeepEP dispatch (attention DP over the whole EP group) feeds DeepGEMM's grouped kernels;
+// without it the engine's fused-MoE kernel runs the experts.
+bool deepep_moe(const Shard& s) {
+  return s.attention_dp && s.ep > 1 && s.ep == s.tp;
+}
+
 // Routed experts on one EP shard: T tokens × top_k assignments spread uniformly over E experts.
 void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, const Shard& s,
                  bool quant_input) {
@@ -189,18 +204,24 @@ void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, con
   KernelCost up = gemm(m, glu ? "experts_up_gate" : "experts_up", assigned / touched,
                        (glu ? 2 : 1) * il, m.hidden, f);
   KernelCost down = gemm(m, "experts_down", assigned / touched, m.hidden, il, f);
-  // DeepEP dispatch (attention DP over the whole EP group) feeds DeepGEMM's grouped kernels;
-  // without it the engine's fused-MoE kernel runs the experts.
-  const bool deepep = s.attention_dp && s.ep > 1 && s.ep == s.tp;
+  const bool deepep = deepep_moe(s);
+  // The fused MoE computes each expert's rows in blocks of BLOCK_SIZE_M (moe_align_block_size
+  // pads every expert's token list to a multiple of it); the padded rows cost tensor-core work
+  // but are never loaded or stored, so only the flops grow.
+  const double rows = assigned / touched;
+  const double pad = deepep ? 1 : fused_moe_padded_rows(rows, T) / rows;
   for (KernelCost* c : {&up, &down}) {  // one GEMM per touched expert, launched as one kernel
     c->kind = KernelKind::GroupedGemm;
     c->fused_moe = !deepep;
     c->groups = touched;
-    c->flops *= touched;
+    c->flops *= touched * pad;
     c->weight_bytes *= touched;
     c->bytes *= touched;
   }
-  if (quant_input) add_quant(out, m, f, "experts_in_quant", T, m.hidden);  // before routing
+  // The fused MoE quantizes its own input (SGLang/vLLM `fused_experts` call
+  // per_token_group_quant_fp8 on the hidden states) even when the shared experts' linear already
+  // did (measured: 44 µs in the whole H200 layer); DeepEP's dispatch carries the FP8 copy.
+  if (quant_input || !deepep) add_quant(out, m, f, "experts_in_quant", T, m.hidden);
   out.push_back(up);
   out.push_back(elementwise(m, "experts_act", assigned, il, glu ? 3 : 2, 0));
   add_quant(out, m, f, "experts_down_quant", assigned, il);
@@ -213,7 +234,27 @@ void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, con
     out.push_back(elementwise(m, "experts_combine", assigned, m.hidden, 1 + T / assigned, 0));
 }
 
+// The routed experts' output plus the shared experts' (DeepseekV2MoE: `final_hidden_states +
+// shared_output`, its own kernel; 79 µs in the whole H200 layer): read two, write one. Under
+// DeepEP each rank adds its own tokens after the combine; otherwise every rank adds the rows its
+// MoE ran on (all T).
+void add_shared_sum(std::vector<KernelCost>& out, const ModelSpec& m, double rows) {
+  out.push_back(elementwise(m, "experts_shared_add", rows, m.hidden, 3, 0));
+}
+
 }  // namespace
+
+double fused_moe_padded_rows(double rows, double tokens) {
+  if (rows <= 0) return 0;
+  // BLOCK_SIZE_M of the fused MoE's default configs: 16 for a step of at most 64 tokens, else 64
+  // (vLLM fused_moe.py get_default_config for block-FP8; SGLang's default is 64). Measured on the
+  // H200 at 2 x 4,096 tokens (R1 TP8, 256 rows per expert): 11.6% more rows; this gives 31.5 / 256
+  // = 12.3%. Up to one block the efficiency curves, measured at that m on whole tiles, already
+  // carry the idle part of the tile; above it an expert's count ends in a partial block: half a
+  // block on average (counts spread over the remainders).
+  const double block = tokens <= 64 ? 16 : 64;
+  return rows > block ? rows + (block - 1) / 2 : rows;
+}
 
 double expected_experts_touched(double tokens, int top_k, int experts, double local_experts) {
   if (tokens <= 0 || experts <= 0) return 0;
@@ -251,6 +292,7 @@ std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Wor
   bool same = shared && detail::math_dtype(m, m.dtypes.format(Part::SharedExperts)) ==
                             detail::math_dtype(m, m.dtypes.format(Part::RoutedExperts));
   add_experts(out, m, T, s, !same);
+  if (shared) add_shared_sum(out, m, deepep_moe(s) ? a.tokens : T);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "model/moe_balance.hpp"
 #include "model/tiny_models.hpp"
 #include "topoplan/model.hpp"
@@ -234,4 +236,53 @@ TEST_CASE("prefill attention carries its mean keys per query, decode none") {
   w.phase = Phase::Decode;
   w.new_tokens = 1;
   CHECK(find(layer_kernels(m, LayerType::Dense, w, Shard{}), "attn").mean_keys == 0);
+}
+
+TEST_CASE("fused-MoE rows: a partial last block above one block, by hand") {
+  // 2 x 4,096 tokens, R1 TP8: 256 rows per expert, BLOCK_SIZE_M 64: 256 + 63/2 = 287.5 (12.3%
+  // more rows; 11.6% measured in the whole H200 layer, r1-layer-h200-2026-12-04.json).
+  CHECK(fused_moe_padded_rows(256, 8192) == doctest::Approx(287.5));
+  // Up to one block the curves (measured at that m on whole tiles) already price the tile.
+  CHECK(fused_moe_padded_rows(32, 8192) == 32);
+  CHECK(fused_moe_padded_rows(64, 8192) == 64);
+  // A step of at most 64 tokens uses 16-row blocks: 20 rows -> 20 + 15/2 = 27.5.
+  CHECK(fused_moe_padded_rows(20, 64) == doctest::Approx(27.5));
+  CHECK(fused_moe_padded_rows(10, 64) == 10);
+  CHECK(fused_moe_padded_rows(0, 64) == 0);
+}
+
+TEST_CASE(
+    "tiny MoE prefill: padded rows cost flops, not bytes, and DeepEP experts are not padded") {
+  ModelSpec m = test::tiny_moe();
+  // 512 tokens x top-2 = 1,024 assignments over all 4 experts (1 - 0.5^512 ≈ 1): 256 rows each,
+  // padded to 287.5. up_gate FLOPs 2 x 1,024 x (287.5 / 256) x 12 x 8.
+  Workload w{.phase = Phase::Prefill, .batch = 1, .new_tokens = 512, .context = 0};
+  auto ks = layer_kernels(m, LayerType::Moe, w, Shard{});
+  const KernelCost up = find(ks, "experts_up_gate");
+  CHECK(up.flops == doctest::Approx(2 * 1024 * (287.5 / 256) * 12 * 8));
+  CHECK(up.m == doctest::Approx(256));
+  // The shared + routed sum: 512 tokens x hidden 8, read two and write one, 2 B each.
+  CHECK(find(ks, "experts_shared_add").bytes == doctest::Approx(512 * 8 * 3 * 2));
+  // DeepEP (attention DP, ep = tp = 2): DeepGEMM's grouped kernel, no padding term; each rank
+  // adds its own tokens: the batch of 1 prompt sits whole on one rank, 512 rows.
+  auto dk = layer_kernels(m, LayerType::Moe, w,
+                          Shard{.tp = 2, .ep = 2, .expert_tp = 1, .attention_dp = true});
+  const KernelCost dup = find(dk, "experts_up_gate");
+  CHECK(dup.flops == doctest::Approx(2 * dup.groups * dup.m * 12 * 8));
+  CHECK(find(dk, "experts_shared_add").bytes == doctest::Approx(512 * 8 * 3 * 2));
+}
+
+TEST_CASE("tiny MLA: RoPE, the KV-cache store and prefill's k concat are kernels") {
+  ModelSpec m = test::tiny_mla();
+  // Decode, tp 2 (1 local head): RoPE on q_pe (1 head) and k_pe, 2 rope dims each: 4 elements
+  // read and written, 16 B; the store reads the 8-element latent and writes it to the cache:
+  // 8 x 2 B + 8 x 2 B = 32 B. No concat in decode (absorbed attention).
+  Workload d{.phase = Phase::Decode, .batch = 1, .new_tokens = 1, .context = 5};
+  auto ks = layer_kernels(m, LayerType::Dense, d, Shard{.tp = 2});
+  CHECK(find(ks, "mla_rope").bytes == 16);
+  CHECK(find(ks, "mla_kv_store").bytes == 32);
+  CHECK(std::none_of(ks.begin(), ks.end(), [](auto& k) { return k.name == "mla_k_concat"; }));
+  // Prefill, 2 new tokens after 5: k for 7 keys x 2 heads x qk 4, read and written: 224 B.
+  Workload p{.phase = Phase::Prefill, .batch = 1, .new_tokens = 2, .context = 5};
+  CHECK(find(layer_kernels(m, LayerType::Dense, p, Shard{}), "mla_k_concat").bytes == 224);
 }

@@ -35,9 +35,17 @@ TEST_CASE("DeepSeek-R1 FP8 decode, one token on one GPU: quantization kernels by
   const KernelCost* down = find(ks, "experts_down_quant");
   REQUIRE(down != nullptr);
   CHECK(down->bytes == doctest::Approx(49664));
-  // Shared and routed experts (both FP8) read one quantized copy of the hidden states.
+  // The shared experts' linear and the fused MoE each quantize the hidden states (fused_experts
+  // calls per_token_group_quant_fp8 itself; measured in the whole H200 layer, 2026-12-04): the
+  // same 21,728 B as qkv_a_quant. Under DeepEP the dispatch carries the FP8 copy: none.
   CHECK(find(ks, "shared_in_quant") != nullptr);
-  CHECK(find(ks, "experts_in_quant") == nullptr);
+  const KernelCost* moe_in = find(ks, "experts_in_quant");
+  REQUIRE(moe_in != nullptr);
+  CHECK(moe_in->bytes == doctest::Approx(21728));
+  Workload w8{.phase = Phase::Decode, .batch = 8, .new_tokens = 1, .context = 100};
+  auto deepep = layer_kernels(m, LayerType::Moe, w8,
+                              Shard{.tp = 8, .ep = 8, .expert_tp = 1, .attention_dp = true});
+  CHECK(find(deepep, "experts_in_quant") == nullptr);
 }
 
 TEST_CASE("bf16 models get no quantization kernels") {
