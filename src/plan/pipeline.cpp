@@ -39,10 +39,11 @@ TimeBreakdown Planner::Impl::prefill(const Strategy& s, const BatchShape& shape,
   // a long prompt is cut into equal chunks attending to the earlier ones (average context).
   // Under attention DP each rank packs its own prompts into its share of the chunk (SGLang
   // divides chunked_prefill_size by the DP size), the ranks in step; the busiest rank holds
-  // per_rank_max prompts, and `active` ranks have any (one prompt: one rank).
+  // per_rank_max prompts (the replica's, without attention DP), and `active` ranks have any
+  // (one prompt: one rank; 1 without attention DP).
   const double ranks = shape.attention_ranks;
   const double active = std::min(ranks, std::ceil(shape.replica));
-  const double b = ranks > 1 ? shape.per_rank_max : shape.replica;
+  const double b = shape.per_rank_max;
   const double chunk = req.prefill_chunk / ranks;
   double m = 1;
   Workload w{.phase = Phase::Prefill, .batch = b, .new_tokens = prompt, .context = 0};
@@ -59,7 +60,7 @@ TimeBreakdown Planner::Impl::prefill(const Strategy& s, const BatchShape& shape,
       w.context = (prompt - w.new_tokens) / 2;
     }
   }
-  if (ranks > 1) w.batch *= active;  // the replica's sequences in one pass (MoE tokens)
+  w.batch *= active;  // the replica's sequences in one pass (MoE tokens)
   TimeBreakdown stage = stage_time(s, order, w, false);
   double send = pp_send_us(s, order, w.tokens());
   // The last chunk leaves the last stage after m stage times plus the pipeline's fill: pp - 1

@@ -26,7 +26,8 @@ using namespace topoplan;
 
 int main(int argc, char** argv) {
   std::vector<std::pair<double, double>> cfgs;
-  for (int i = 1; i + 1 < argc; i += 2) cfgs.emplace_back(std::atof(argv[i]), std::atof(argv[i + 1]));
+  for (int i = 1; i + 1 < argc; i += 2)
+    cfgs.emplace_back(std::atof(argv[i]), std::atof(argv[i + 1]));
   if (cfgs.empty()) cfgs = {{2, 4096}, {2, 4000}};
   ModelSpec m = load_model("deepseek-r1");
   const GpuSpec& gpu = Catalog::builtin().gpu("H200-SXM");
@@ -41,10 +42,10 @@ int main(int argc, char** argv) {
     for (Fp8BlockGemm mode : {Fp8BlockGemm::Auto, Fp8BlockGemm::Triton, Fp8BlockGemm::Cublas}) {
       ComputeModel cm = ComputeModel::for_gpu(gpu).with_fp8_block_gemm(mode);
       const double launch = cm.eager_launch_us();
-      std::printf("%s  {\"batch\": %g, \"prompt\": %g, \"fp8_block_gemm\": \"%s\", "
-                  "\"eager_launch_us\": %.3f, \"kernels\": [\n",
-                  first_cfg ? "" : ",\n", batch, prompt, std::string(to_string(mode)).c_str(),
-                  launch);
+      std::printf(
+          "%s  {\"batch\": %g, \"prompt\": %g, \"fp8_block_gemm\": \"%s\", "
+          "\"eager_launch_us\": %.3f, \"kernels\": [\n",
+          first_cfg ? "" : ",\n", batch, prompt, std::string(to_string(mode)).c_str(), launch);
       first_cfg = false;
       double sum = 0, sum_eager = 0;
       for (std::size_t i = 0; i < ks.size(); ++i) {
@@ -52,13 +53,14 @@ int main(int argc, char** argv) {
         KernelTiming t = cm.explain(k);
         sum += t.time_us;
         sum_eager += std::max(launch, t.time_us);
-        std::printf("   {\"name\": \"%s\", \"flops\": %.6g, \"bytes\": %.6g, \"m\": %g, \"n\": %g, "
-                    "\"k\": %g, \"groups\": %g, \"time_us\": %.3f, \"compute_us\": %.3f, "
-                    "\"memory_us\": %.3f, \"floor_us\": %.3f, \"achieved_TFLOPS\": %.1f, "
-                    "\"achieved_GBps\": %.1f, \"eager_us\": %.3f}%s\n",
-                    k.name.c_str(), k.flops, k.bytes, k.m, k.n, k.k, k.groups, t.time_us,
-                    t.compute_us, t.memory_us, t.floor_us, t.achieved_TFLOPS, t.achieved_GBps,
-                    std::max(launch, t.time_us), i + 1 < ks.size() ? "," : "");
+        std::printf(
+            "   {\"name\": \"%s\", \"flops\": %.6g, \"bytes\": %.6g, \"m\": %g, \"n\": %g, "
+            "\"k\": %g, \"groups\": %g, \"time_us\": %.3f, \"compute_us\": %.3f, "
+            "\"memory_us\": %.3f, \"floor_us\": %.3f, \"achieved_TFLOPS\": %.1f, "
+            "\"achieved_GBps\": %.1f, \"eager_us\": %.3f}%s\n",
+            k.name.c_str(), k.flops, k.bytes, k.m, k.n, k.k, k.groups, t.time_us, t.compute_us,
+            t.memory_us, t.floor_us, t.achieved_TFLOPS, t.achieved_GBps,
+            std::max(launch, t.time_us), i + 1 < ks.size() ? "," : "");
       }
       std::printf("  ], \"sum_us\": %.3f, \"sum_eager_us\": %.3f, \"kernels_count\": %zu}", sum,
                   sum_eager, ks.size());

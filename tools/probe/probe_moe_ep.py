@@ -37,7 +37,6 @@ runs first. Points that fail are recorded with an "error" field.
 Usage: python3 tools/probe/probe_moe_ep.py --out moe-ep-h200.json [--budget-s 300]
 """
 import argparse
-import datetime
 import json
 import math
 import os
@@ -49,7 +48,8 @@ import torch
 import triton
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from probe_moe_tp import bench, grouped_gemm  # noqa: E402  (the same kernel and timer)
+# The same kernel, timer and document head.
+from probe_moe_tp import bench, grouped_gemm, points_document  # noqa: E402
 
 TOKENS_PER_EXPERT = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
 MAX_ROWS = 65536  # E * m cap: skips only E = 256 with m = 512 (a 16k-token batch at EP1)
@@ -253,14 +253,7 @@ def main():
     ap.add_argument("--budget-s", type=float, default=300)
     args = ap.parse_args()
     t0 = time.time()
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,"
-                          "power.limit", "--format=csv,noheader"], capture_output=True, text=True)
-    doc = {"format": "topoplan-probe-points/1", "tool": "tools/probe/probe_moe_ep.py",
-           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "command": "python3 tools/probe/probe_moe_ep.py --out " + args.out,
-           "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "triton": triton.__version__, "cuda": torch.version.cuda,
-           "nvidia_smi_before": smi.stdout.strip(), "checks": check(), "points": []}
+    doc = points_document("tools/probe/probe_moe_ep.py", args.out, check())
     print("checks", json.dumps(doc["checks"]), flush=True)
     print(f"checks done at {time.time() - t0:.1f} s", flush=True)
 

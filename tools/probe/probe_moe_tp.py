@@ -215,20 +215,25 @@ def tile_sweep(t0, budget_s):
     return out
 
 
+def points_document(tool, out, checks):
+    """The probe-points document head: tool, date, command, GPU and library versions, clocks."""
+    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,"
+                          "power.limit", "--format=csv,noheader"], capture_output=True, text=True)
+    return {"format": "topoplan-probe-points/1", "tool": tool,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": f"python3 {tool} --out {out}",
+            "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+            "triton": triton.__version__, "cuda": torch.version.cuda,
+            "nvidia_smi_before": smi.stdout.strip(), "checks": checks, "points": []}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--budget-s", type=float, default=300)
     args = ap.parse_args()
     t0 = time.time()
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,"
-                          "power.limit", "--format=csv,noheader"], capture_output=True, text=True)
-    doc = {"format": "topoplan-probe-points/1", "tool": "tools/probe/probe_moe_tp.py",
-           "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "command": "python3 tools/probe/probe_moe_tp.py --out " + args.out,
-           "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-           "triton": triton.__version__, "cuda": torch.version.cuda,
-           "nvidia_smi_before": smi.stdout.strip(), "checks": check(), "points": []}
+    doc = points_document("tools/probe/probe_moe_tp.py", args.out, check())
     print("checks", json.dumps(doc["checks"]), flush=True)
     variants = ["triton_fp8_block", "triton_bf16", "cublas_bf16_bmm"]
     for label, experts, n, k in SHAPES:
