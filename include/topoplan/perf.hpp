@@ -82,6 +82,10 @@ struct Calibration {
   // Rate of a Triton block-scaled FP8 GEMM ÷ the per-tensor FP8 rate at the same shape
   // (`fp8_block_triton.ratio`; 0: not measured). Used only when a plan asks for that kernel.
   double fp8_block_triton_ratio = 0;
+  // DeepGEMM's serial k-loop (`deepgemm_k_loop`; 0: not measured): it never splits K, so a
+  // kernel takes at least fixed + ceil(k / 128) · per-block, however few rows it has. Used
+  // for block-scaled FP8 GEMMs that DeepGEMM runs (`Fp8BlockGemm::Auto`, not the fused MoE).
+  double deepgemm_fixed_us = 0, deepgemm_per_k_block_us = 0;
   // Prefill attention (`attn_prefill`): fraction of the bf16 peak at many keys per query, by
   // ideal time, and the per-row-tile fixed part in keys: rate = curve · K / (K + k_half) for K
   // mean keys per query (docs/compute-model.md, "Prefill attention"). Empty: the GEMM curve.
@@ -119,7 +123,8 @@ std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
 // DeepGEMM-class kernels), or at the measured rate of a Triton block-FP8 kernel (SGLang/vLLM
 // `w8a8_block_fp8_matmul` and the fused-MoE Triton path). Auto (the engine default, SGLang
 // 0.5.x on sm90): dense GEMMs through DeepGEMM (per-tensor rate), fused-MoE experts
-// (KernelCost::fused_moe) through Triton (docs/compute-model.md, "Which block-FP8 kernel runs").
+// (KernelCost::fused_moe) through Triton (docs/compute-model.md, "Which block-FP8 kernel runs");
+// the dense ones also pay DeepGEMM's serial k-loop at few rows (Calibration::deepgemm_*).
 enum class Fp8BlockGemm { Cublas, Triton, Auto };
 std::string_view to_string(Fp8BlockGemm g);                // "cublas", "triton", "auto"
 Fp8BlockGemm parse_fp8_block_gemm(std::string_view text);  // UnknownNameError otherwise
@@ -150,6 +155,8 @@ class ComputeModel {
   double peak_TFLOPS(Dtype dtype) const noexcept;
 
   double floor_us() const noexcept { return cal_.floor_us; }
+  // DeepGEMM's serial k-loop for a GEMM of depth k, less this GPU's floor (0: not measured).
+  double deepgemm_k_loop_us(double k) const;
   // Eager launch cost (host-side, so GPUs without their own measurement take the reference's).
   double eager_launch_us() const;
   double peak_hbm_GBps() const noexcept { return hbm_GBps_; }
@@ -168,6 +175,7 @@ class ComputeModel {
   bool bw_override_ = false;
   double block_fp8_ratio_ = 1;            // applied to block-scaled FP8 GEMMs' tensor rate
   double fused_moe_block_fp8_ratio_ = 1;  // the same for fused-MoE expert GEMMs
+  bool deepgemm_k_loop_ = false;          // Auto: dense block-FP8 GEMMs pay DeepGEMM's k-loop
 };
 
 // Marks every weight format `gpu` has no tensor cores for (FP8 before Ada/Hopper, FP4 before

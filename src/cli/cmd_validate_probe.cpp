@@ -37,6 +37,8 @@ report::ProbeValidation validate_one(const ProbeOptions& o, const std::string& p
   const ProbeResult r = parse_probe_file(read_text_file(path), path);
   const GpuSpec& gpu = gpu_of(o, r);
   const ComputeModel cm = ComputeModel::for_gpu(gpu);
+  // DeepGEMM points are priced as a plan's `--fp8-block-gemm auto` prices the dense linears.
+  const ComputeModel deepgemm = cm.with_fp8_block_gemm(Fp8BlockGemm::Auto);
   report::ProbeValidation v{path,
                             r.gpu_name,
                             gpu.name,
@@ -47,9 +49,12 @@ report::ProbeValidation validate_one(const ProbeOptions& o, const std::string& p
                             r.nccl_version,
                             {},
                             {}};
-  for (const MeasuredKernel& k : r.kernels)
+  for (const MeasuredKernel& k : r.kernels) {
+    const ComputeModel& model = k.variant == "fp8_block_deepgemm" ? deepgemm : cm;
     v.rows.push_back({k.op + "/" + k.variant, k.label, k.kernel.m, k.kernel.n, k.kernel.k,
-                      k.kernel.groups, k.kernel.bytes, k.measured_us, cm.kernel_time_us(k.kernel)});
+                      k.kernel.groups, k.kernel.bytes, k.measured_us,
+                      model.kernel_time_us(k.kernel)});
+  }
   if (!gpu.pcie_type.empty())
     for (const ProbeHostLink& h : r.host_links) v.host.push_back(host_row(gpu, h));
   return v;

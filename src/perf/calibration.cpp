@@ -81,6 +81,12 @@ Calibration parse_calibration(const std::string& json_text, const std::string& s
         io::JsonReader::object_at(f.at("fp8_block_triton"), source, "/fp8_block_triton");
     c.fp8_block_triton_ratio = b.number_at_most("ratio", 0, 1, true);
   }
+  if (f.has("deepgemm_k_loop")) {
+    const io::JsonReader d =
+        io::JsonReader::object_at(f.at("deepgemm_k_loop"), source, "/deepgemm_k_loop");
+    c.deepgemm_fixed_us = d.number("fixed_us", 0, true);
+    c.deepgemm_per_k_block_us = d.number("per_k_block_us", 0, true);
+  }
   if (f.has("gemm_k_shape")) {
     const io::JsonReader k =
         io::JsonReader::object_at(f.at("gemm_k_shape"), source, "/gemm_k_shape");

@@ -104,6 +104,7 @@ ComputeModel ComputeModel::with_fp8_block_gemm(Fp8BlockGemm g) const {
   // the Triton fused MoE otherwise; dense block-FP8 linears go to DeepGEMM when its JIT is on
   // (the default on sm90). docs/compute-model.md, "Which block-FP8 kernel runs".
   cm.fused_moe_block_fp8_ratio_ = g == Fp8BlockGemm::Cublas ? 1 : triton;
+  cm.deepgemm_k_loop_ = g == Fp8BlockGemm::Auto;
   return cm;
 }
 
@@ -195,10 +196,23 @@ KernelTiming ComputeModel::explain(const KernelCost& k) const noexcept {
     t.compute_us = ideal_us / frac;
     t.achieved_TFLOPS = k.flops / t.compute_us * 1e-6;
   }
+  if (deepgemm_k_loop_ && k.block_scaled && !k.fused_moe && k.math_dtype == Dtype::FP8 &&
+      peak_TFLOPS(Dtype::FP8) > gpu_.bf16_TFLOPS && k.kind != KernelKind::Attention && k.k > 0)
+    t.compute_us = std::max(t.compute_us, deepgemm_k_loop_us(k.k));
   t.time_us = t.floor_us + std::max(t.compute_us, t.memory_us);
   t.bound = t.compute_us >= t.memory_us ? Bound::Compute : Bound::Memory;
   if (t.floor_us >= std::max(t.compute_us, t.memory_us)) t.bound = Bound::Floor;
   return t;
+}
+
+// DeepGEMM gives each output tile one CTA that walks all of K in 128-deep steps (no split-K), so
+// at few rows the kernel is that serial loop, not bandwidth: the measured whole-kernel time less
+// the floor that time_us adds back. GPUs without their own measurement take the reference's.
+double ComputeModel::deepgemm_k_loop_us(double k) const {
+  const Calibration& c = cal_.deepgemm_per_k_block_us > 0 ? cal_ : reference_calibration();
+  if (!(c.deepgemm_per_k_block_us > 0)) return 0;
+  const double loop = c.deepgemm_fixed_us + std::ceil(k / 128) * c.deepgemm_per_k_block_us;
+  return std::max(0.0, loop - cal_.floor_us);
 }
 
 double ComputeModel::eager_launch_us() const {

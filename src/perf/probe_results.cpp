@@ -40,6 +40,8 @@ std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
     mk.kernel.kind = kind_of(op);
     mk.kernel.math_dtype = parse_dtype(f.str("dtype"));
     mk.variant = f.str_or("variant", f.str("dtype"));
+    // "fp8_block", "fp8_block_triton", "fp8_block_deepgemm": 128x128 weight scales.
+    mk.kernel.block_scaled = mk.variant.rfind("fp8_block", 0) == 0;
     mk.label = f.str_or("label", "");
     mk.kernel.bytes = f.number("bytes", 0, true);
     mk.kernel.flops = f.number("flops", 0, false);
