@@ -40,6 +40,17 @@ enum class PlanWorkload { Steady, Burst, Closed };
 std::string_view to_string(PlanWorkload w);               // "steady", "burst", "closed"
 PlanWorkload parse_plan_workload(std::string_view text);  // UnknownNameError on anything else
 
+// How an MoE layer under attention DP (ep = tp) moves its tokens to the experts and back.
+// DeepEP: each token's copies go to the ranks owning its experts and come back (all-to-all;
+// SGLang --moe-a2a-backend deepep). AllGather: every rank gathers every token (bf16 hidden),
+// runs its local experts and the outputs are reduce-scattered back (TensorRT-LLM's
+// AllGatherReduceScatter, which its PyTorch backend falls back to whenever the EP size is at
+// most top-k: `select_alltoall_method_type` returns NotEnabled for moe_ep_size <= top_k, e.g.
+// DeepSeek-R1's top-8 at EP8; tensorrt_llm/_torch/modules/fused_moe, 2025 versions).
+enum class MoeComm { DeepEP, AllGather };
+std::string_view to_string(MoeComm c);          // "deepep", "allgather"
+MoeComm parse_moe_comm(std::string_view text);  // UnknownNameError on anything else
+
 struct NcclTuning;
 
 struct PlanRequest {
@@ -75,6 +86,8 @@ struct PlanRequest {
   // False (python/sglang/srt/entrypoints/engine.py, server_args.py). On: --nvls on, i.e. SGLang
   // --enable-nccl-nvls, or an engine that leaves NCCL's default (vLLM, TensorRT-LLM's NCCL path).
   bool nvls = false;
+  // MoE dispatch/combine under attention DP with ep = tp (MoeComm above); DeepEP by default.
+  MoeComm moe_comm = MoeComm::DeepEP;
   // Serve only: `burst` adds the burst schedule of `requests` requests (>= 1) on the best plan.
   // `closed` adds the closed loop of `concurrency` requests in flight (whole, 1 to kMaxCount;
   // all replicas) on the best plan; the plans are evaluated at that batch, so `batch` must equal
@@ -172,7 +185,8 @@ struct LayerTraffic {
   double ep_combine_bytes_per_rank = 0;   // and in the combine
   double pp_bytes = 0;                    // sent to the next stage
 };
-LayerTraffic layer_traffic(const ModelSpec& m, LayerType t, const Strategy& s, double tokens);
+LayerTraffic layer_traffic(const ModelSpec& m, LayerType t, const Strategy& s, double tokens,
+                           MoeComm comm = MoeComm::DeepEP);
 
 // The GPUs a plan uses and how it serves; `fits` false carries `reason`.
 struct PlanResult {

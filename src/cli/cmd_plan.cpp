@@ -29,7 +29,7 @@ struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
   std::string mode = "serve", workload = "steady", fp8_block_gemm = "auto", placement = "tp-pp-dp",
-              max_tp_class, cuda_graphs = "on", nvls = "off";
+              max_tp_class, cuda_graphs = "on", nvls = "off", moe_comm = "deepep";
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
@@ -92,6 +92,7 @@ PlanRequest finish_request(PlanArgs& a) {
   if (a.nvls != "on" && a.nvls != "off")
     throw InputError("--nvls", "", "expected 'on' or 'off', got '" + a.nvls + "'");
   a.req.nvls = a.nvls == "on";
+  a.req.moe_comm = parse_moe_comm(a.moe_comm);
   return a.req;
 }
 
@@ -167,6 +168,11 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a) {
   sub.add_option("--nvls", a.nvls,
                  "NCCL NVLink SHARP for the plan's collectives: off (SGLang's default, "
                  "NCCL_NVLS_ENABLE=0) | on (--enable-nccl-nvls; vLLM and NCCL's own default)")
+      ->capture_default_str();
+  sub.add_option("--moe-comm", a.moe_comm,
+                 "MoE tokens under attention DP with ep = tp: deepep (all-to-all, SGLang "
+                 "--moe-a2a-backend deepep) | allgather (all-gather + reduce-scatter: TensorRT-LLM "
+                 "when the EP size is at most top-k)")
       ->capture_default_str();
 }
 

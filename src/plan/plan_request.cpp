@@ -46,6 +46,16 @@ PlanWorkload parse_plan_workload(std::string_view text) {
   throw UnknownNameError("workload", std::string(text), {"steady", "burst", "closed"});
 }
 
+std::string_view to_string(MoeComm c) {
+  return c == MoeComm::AllGather ? "allgather" : "deepep";
+}
+
+MoeComm parse_moe_comm(std::string_view text) {
+  for (MoeComm c : {MoeComm::DeepEP, MoeComm::AllGather})
+    if (text == to_string(c)) return c;
+  throw UnknownNameError("MoE communication", std::string(text), {"deepep", "allgather"});
+}
+
 PathClass parse_path_class(std::string_view text) {
   std::string up(text);
   for (char& c : up) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -216,7 +226,8 @@ std::string to_string(const Strategy& s) {
   return r;
 }
 
-LayerTraffic layer_traffic(const ModelSpec& m, LayerType t, const Strategy& s, double tokens) {
+LayerTraffic layer_traffic(const ModelSpec& m, LayerType t, const Strategy& s, double tokens,
+                           MoeComm comm) {
   LayerComm c = layer_comm(m, t);
   LayerTraffic r;
   r.pp_bytes = s.pp > 1 ? tokens * c.pp_bytes_per_token : 0;
@@ -232,8 +243,9 @@ LayerTraffic layer_traffic(const ModelSpec& m, LayerType t, const Strategy& s, d
   // Attention DP: attention is local. MoE with ep == tp dispatches each token's top-k copies
   // to the expert owners (all-to-all) and combines them back; otherwise (dense layers, or experts
   // still column-split) the MLP runs tensor-parallel on the gathered tokens: all-gather before,
-  // reduce-scatter after (SGLang DP attention).
-  if (t == LayerType::Moe && s.ep == s.tp) {
+  // reduce-scatter after (SGLang DP attention), which is also how MoeComm::AllGather moves an
+  // EP layer's tokens (every rank gathers every token and owns a slice of the experts).
+  if (t == LayerType::Moe && s.ep == s.tp && comm == MoeComm::DeepEP) {
     double per_rank = tokens / s.tp, remote = 1.0 - 1.0 / s.ep;
     r.ep_dispatch_bytes_per_rank = per_rank * c.moe_dispatch_bytes_per_token * remote;
     r.ep_combine_bytes_per_rank = per_rank * c.moe_combine_bytes_per_token * remote;

@@ -306,7 +306,7 @@ double Planner::Impl::collective_code_us(int code, const Strategy& s, PlacementO
 
 TimeBreakdown Planner::Impl::layer_comm_time(LayerType t, const Strategy& s, PlacementOrder order,
                                              double tokens, Phase phase) const {
-  LayerTraffic tr = layer_traffic(model, t, s, tokens);
+  LayerTraffic tr = layer_traffic(model, t, s, tokens, req.moe_comm);
   TimeBreakdown b;
   b.tp_allreduce_us =
       tr.tp_allreduces * collective_us(CollOp::AllReduce, s, order, tr.tp_allreduce_bytes);

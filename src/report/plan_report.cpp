@@ -127,6 +127,7 @@ ordered_json request_json(const PlanOutput& o) {
                  {"prefill_chunk", count(r.prefill_chunk)},
                  {"cuda_graphs", r.cuda_graphs},
                  {"nvls", r.nvls},
+                 {"moe_comm", to_string(r.moe_comm)},
                  {"workload", to_string(r.workload)},
                  {"fp8_block_gemm", to_string(r.fp8_block_gemm)},
                  {"requests", r.requests > 0 ? count(r.requests) : ordered_json(nullptr)},
@@ -264,6 +265,7 @@ void print_header(std::ostream& os, const PlanOutput& o) {
   // Default (graphs on) stays silent so the usual output is unchanged.
   if (!r.cuda_graphs) os << ", CUDA graphs off (eager decode launches)";
   if (r.nvls) os << ", NCCL NVLS on";
+  if (r.moe_comm == MoeComm::AllGather) os << ", MoE all-gather + reduce-scatter";
   if (r.mtp_accept > 0)
     os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
   os << "\nweights " << o.weight_format << "; KV cache " << o.kv_dtype << "\n";

@@ -164,3 +164,4 @@ bad_input(concurrency_missing "--concurrency: must be a whole number of requests
 bad_input(concurrency_without_closed "--concurrency: needs --workload closed" plan --concurrency 8)
 bad_input(concurrency_with_burst "--concurrency: needs --workload closed" plan --workload burst --requests 5 --concurrency 8)
 bad_input(plan_nvls_banana "--nvls: expected .on. or .off., got .banana." plan --nvls banana)
+bad_input(plan_moe_comm_banana "unknown MoE communication .banana.; known: deepep, allgather" plan --moe-comm banana)

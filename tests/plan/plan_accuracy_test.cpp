@@ -242,21 +242,25 @@ TEST_CASE("DeepSeek-R1 batch 1, TP16 over 2x8 H100 (tt-inference-server #356): e
   CHECK(graphs < 0.4 * 23.1);  // the known gap with graphs on (docs/planner.md, −67%)
 }
 
-TEST_CASE("DeepSeek-R1 on 8xH200, attention DP + EP8 at 1,024 in flight (TensorRT-LLM): +35%") {
+TEST_CASE("DeepSeek-R1 on 8xH200, attention DP + EP8 at 1,024 in flight (TensorRT-LLM): +25%") {
   // NVIDIA/TensorRT-LLM docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md,
   // "H200 max-throughput": trtllm-bench --tp 8 --ep 8, attention DP, MTP off, max_batch_size 128
   // per rank, concurrency 1,024, 5,120 requests of 1,024 in / 2,048 out: 11,489.27 output tok/s
   // (1,436.16 per GPU). Priced as the steady serve cycle at batch 1,024. Before the staggered
   // prefills of attention DP (2026-12-04) the model said 2,815 per GPU (+96%); now 1,941 (+35%):
-  // not within 25%, pinned as a band (TensorRT-LLM mixes a rank's prompt into its decode iteration,
-  // sharing the weight reads that the model's separate prefill pass repeats; the expert GEMMs at
-  // 32 rows per expert measure 1.13x the model, moe-ep-h200-2026-12-04).
+  // not within 25%. TensorRT-LLM moves the MoE tokens by all-gather + reduce-scatter at EP8 with
+  // top-8 (its all-to-all is off for moe_ep_size <= top_k; MoeComm::AllGather): 1,930 -> 1,801
+  // (+25.4%), pinned as a band. Left: the expert GEMMs at 32 rows per expert measure 1.09-1.13x
+  // the model (Triton and DeepGEMM masked, moe-ep-h200 and deepgemm-h200-2026-12-04), which would
+  // pull it under 25%, and TensorRT-LLM mixes a rank's prompt into its decode iteration (the model's
+  // separate prefill pass repeats those weight reads: pessimistic).
   Machine h200("hgx-h200-8");
   PlanRequest r = request(PlanMode::Serve, 1024, 2048);
   r.nvls = true;  // TensorRT-LLM does not turn NCCL's NVLS off
+  r.moe_comm = MoeComm::AllGather;
   const PlanResult p =
       Planner(load_model("deepseek-r1"), *h200.router, r).evaluate(strat(8, 1, 1, 8, true), 1024);
   REQUIRE(p.fits);
   CHECK(p.tokens_per_s_per_gpu > 1436.16);
-  CHECK(p.tokens_per_s_per_gpu < 1.40 * 1436.16);
+  CHECK(p.tokens_per_s_per_gpu < 1.27 * 1436.16);
 }
