@@ -112,7 +112,18 @@ void add_mha(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w
   out.push_back(gemm(m, "qkv_proj", a.tokens, (a.heads + 2 * kv_heads) * d, m.hidden, f));
   double kv_tok = 2 * kv_heads * d * element_bytes(m.dtypes.kv_cache);
   double new_kv = a.tokens * 2 * kv_heads * d * element_bytes(m.dtypes.activations);
-  out.push_back(attention_kernel(m, w, a, d, d, kv_tok, new_kv));
+  // Kernels of their own in vLLM/SGLang's attention path, as in MLA above: the rotary embedding
+  // in place on q and k (vLLM `rotary_embedding`, SGLang `RotaryEmbedding.forward_cuda`) and
+  // the new k, v written into the paged cache (vLLM `reshape_and_cache_flash`, SGLang
+  // `set_kv_buffer`). TensorRT-LLM fuses both into its attention kernel; they are priced here as
+  // the default engine runs them. Read and write each element once.
+  out.push_back(elementwise(m, "rope", a.tokens, (a.heads + kv_heads) * d, 2, 0));
+  KernelCost store = elementwise(m, "kv_store", a.tokens, 2 * kv_heads * d, 1, 0);
+  store.bytes += a.tokens * kv_tok;  // the cache's own format on write
+  out.push_back(store);
+  // Decode reads the new k, v back from the cache (kv_store wrote them there); prefill attends
+  // over the projected activations.
+  out.push_back(attention_kernel(m, w, a, d, d, kv_tok, w.phase == Phase::Prefill ? new_kv : 0));
   add_quant(out, m, f, "o_quant", a.tokens, a.heads * d);
   out.push_back(gemm(m, "o_proj", a.tokens, m.hidden, a.heads * d, f));
 }

@@ -140,6 +140,9 @@ PassTime Evaluator::pass(int what, const TrainStrategy& s) const {
         if (starts_with(k.name, "experts")) mine.push_back(k);
       ks = std::move(mine);
     }
+    // Training keeps no KV cache: the serving engine's cache writes are not run.
+    std::erase_if(
+        ks, [](const KernelCost& k) { return k.name == "kv_store" || k.name == "mla_kv_store"; });
     if (!req.flash_attention) ks.push_back(unfused_scores(m, s, req));
     accumulate(p, cm, ks);
   } else {

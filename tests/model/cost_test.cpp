@@ -14,7 +14,7 @@ TEST_CASE("tiny dense decode step, tp=1: every kernel by hand") {
   // B=2 sequences, 1 new token each, L=10 cached: T = 2 tokens. bf16 everywhere (2 B).
   Workload w{.phase = Phase::Decode, .batch = 2, .new_tokens = 1, .context = 10};
   auto ks = layer_kernels(m, LayerType::Dense, w, Shard{});
-  REQUIRE(ks.size() == 8);
+  REQUIRE(ks.size() == 10);
   // attn_norm: read x + residual, write both: 4 x 2 x 8 x 2 B = 128, + weights 8 x 2 B = 16
   CHECK(find(ks, "attn_norm").bytes == 144);
   // qkv_proj: m=2, n=(2 + 2x1) x 4 = 16, k=8: 2mnk = 512 FLOPs;
@@ -26,12 +26,16 @@ TEST_CASE("tiny dense decode step, tp=1: every kernel by hand") {
   CHECK(qkv.bytes == 352);
   // attn: each sequence's new token sees L+1 = 11 keys; 2 x heads 2 x (qk 4 + v 4) x 2 seq x 11
   // = 704 FLOPs. KV per token on this GPU: 2 (K,V) x 1 head x 4 x 2 B = 16 B; read 10 + write 1
-  // per sequence: 2 x 11 x 16 = 352 B. Plus q and output 2 tok x 2 heads x 8 x 2 B = 64 and the
-  // new K,V activations 2 x 2 x 4 x 2 B = 32.
+  // per sequence: 2 x 11 x 16 = 352 B. Plus q and output 2 tok x 2 heads x 8 x 2 B = 64 (the new
+  // K,V come from the cache, where kv_store put them).
   const KernelCost attn = find(ks, "attn");
   CHECK(attn.flops == 704);
   CHECK(attn.kv_bytes == 352);
-  CHECK(attn.bytes == 448);
+  CHECK(attn.bytes == 416);
+  // rope: q and k in place, read + write: 2 tok x (2 + 1 heads) x 4 x 2 B x 2 = 96 B.
+  CHECK(find(ks, "rope").bytes == 96);
+  // kv_store: read the new K,V (2 tok x 2 x 1 x 4 x 2 B = 32) and write them to the cache (32).
+  CHECK(find(ks, "kv_store").bytes == 64);
   // o_proj: 2 x 2 x 8 x 8 = 256 FLOPs; 128 B weights + (16 + 16) x 2 B = 192
   CHECK(find(ks, "o_proj").flops == 256);
   CHECK(find(ks, "o_proj").bytes == 192);
