@@ -30,6 +30,8 @@ Shapes (m, n, k), weights n x k:
 Usage: python3 tools/probe/probe_deepgemm.py --out deepgemm-h200.json [--set prefill|decode] [--warm I/N]
 
 Decode set (`--set decode`): the linears of a TP8 EP1 decode step at m = 1 ... 512.
+Sweep set (`--set sweep`): m 16, k 7168 and 2048, n 128 ... 9216, with the tile config (CTAs,
+BLOCK_M/N, stages) DeepGEMM's heuristic picked for each point.
 """
 import argparse
 import json
@@ -56,10 +58,16 @@ R1_M = [8000, 2000, 64]
 # Decode: the linears a TP8 EP1 decode step runs (kv_b is absorbed into bf16 bmm there).
 DECODE = [R1_TP8[i] for i in (0, 3, 5, 6, 7, 8, 9)]
 DECODE_M = [1, 8, 16, 32, 128, 256, 512]
+# Sweep (--set sweep): one 64-row block (m 16), two depths, widths from 128 to 9,216 columns, to
+# see how the k-loop time grows with the number of CTAs DeepGEMM's heuristic launches.
+SWEEP_N = [128, 256, 512, 1024, 1536, 2112, 3072, 4096, 4608, 6144, 7168, 9216]
+SWEEP_K = [7168, 2048]
 MASKED = [(32, 32, 4096, 7168), (32, 32, 7168, 2048), (32, 128, 4096, 7168), (32, 128, 7168, 2048)]
 
 
 def cases(which):
+    if which == "sweep":
+        return [("sweep", f"sweep n{n} k{k}", 16, n, k, None) for k in SWEEP_K for n in SWEEP_N]
     if which == "decode":
         return [("r1 decode", f"deepseek-r1 {label}", m, n, k, None)
                 for m in DECODE_M for label, n, k in DECODE]
@@ -197,7 +205,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--warm", help="I/N: only compile slice I of N (no timing)")
-    ap.add_argument("--set", default="prefill", choices=["prefill", "decode"],
+    ap.add_argument("--set", default="prefill", choices=["prefill", "decode", "sweep"],
                     help="prefill: README, R1 TP8 at m 8000/2000/64, masked EP; decode: m 1-512")
     args = ap.parse_args()
     import deep_gemm as dg
@@ -215,12 +223,21 @@ def main():
     doc["nvcc"] = os.popen("nvcc --version | tail -2").read().strip()
     for c in all_cases + all_cases[:1]:  # the first shape again: warm-up effects
         p = point(dg, *c)
+        if not c[5]:  # the tile config DeepGEMM's heuristic picks (CTAs, block m/n, stages)
+            try:
+                from deep_gemm.jit_kernels.gemm import get_best_configs
+                cfg = get_best_configs(c[2], c[3], c[4], 1, dg.get_num_sms())
+                p["config"] = {"sms": cfg[0], "block_m": cfg[1], "block_n": cfg[2],
+                               "stages": cfg[3], "multicast": list(cfg[4])}
+                p["ctas"] = -(-c[2] // cfg[1]) * -(-c[3] // cfg[2])
+            except Exception as e:  # noqa: BLE001 - the heuristic's signature differs by version
+                p["config_error"] = f"{type(e).__name__}: {str(e)[:120]}"
         if c[0] == "readme":
             p["published_h800_TFLOPS"] = README_H800_TFLOPS[README.index(c[2:5])]
         doc["points"].append(p)
         with open(args.out, "w") as f:
             json.dump(doc, f, indent=1)
-        print(f"{c[1]:52s} m{c[2]:5d} {p.get('median_us', float('nan')):9.1f} us "
+        print(f"{c[1]:52s} m{c[2]:5d} ctas {p.get('ctas', 0):4d} {p.get('median_us', float('nan')):9.1f} us "
               f"{p.get('TFLOPS', float('nan')):7.1f} TF  tensor/dg "
               f"{p.get('ratio_deepgemm_over_tensor_rate', float('nan')):5.3f} "
               f"err {p.get('relative_error', float('nan')):.1e} {p.get('error', '')[:100]}",
