@@ -176,6 +176,7 @@ class ComputeModel {
   double block_fp8_ratio_ = 1;            // applied to block-scaled FP8 GEMMs' tensor rate
   double fused_moe_block_fp8_ratio_ = 1;  // the same for fused-MoE expert GEMMs
   bool deepgemm_k_loop_ = false;          // Auto: dense block-FP8 GEMMs pay DeepGEMM's k-loop
+  bool runs_on_deepgemm(const KernelCost& k) const noexcept;
 };
 
 // Marks every weight format `gpu` has no tensor cores for (FP8 before Ada/Hopper, FP4 before

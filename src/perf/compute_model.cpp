@@ -196,13 +196,19 @@ KernelTiming ComputeModel::explain(const KernelCost& k) const noexcept {
     t.compute_us = ideal_us / frac;
     t.achieved_TFLOPS = k.flops / t.compute_us * 1e-6;
   }
-  if (deepgemm_k_loop_ && k.block_scaled && !k.fused_moe && k.math_dtype == Dtype::FP8 &&
-      peak_TFLOPS(Dtype::FP8) > gpu_.bf16_TFLOPS && k.kind != KernelKind::Attention && k.k > 0)
+  if (deepgemm_k_loop_ && runs_on_deepgemm(k))
     t.compute_us = std::max(t.compute_us, deepgemm_k_loop_us(k.k));
   t.time_us = t.floor_us + std::max(t.compute_us, t.memory_us);
   t.bound = t.compute_us >= t.memory_us ? Bound::Compute : Bound::Memory;
   if (t.floor_us >= std::max(t.compute_us, t.memory_us)) t.bound = Bound::Floor;
   return t;
+}
+
+// The GEMMs DeepGEMM runs under `auto`: block-scaled FP8 on FP8 tensor cores, not the Triton
+// fused MoE.
+bool ComputeModel::runs_on_deepgemm(const KernelCost& k) const noexcept {
+  return k.block_scaled && !k.fused_moe && k.math_dtype == Dtype::FP8 && k.k > 0 &&
+         k.kind != KernelKind::Attention && peak_TFLOPS(Dtype::FP8) > gpu_.bf16_TFLOPS;
 }
 
 // DeepGEMM gives each output tile one CTA that walks all of K in 128-deep steps (no split-K), so

@@ -252,8 +252,8 @@ TEST_CASE("DeepSeek-R1 on 8xH200, attention DP + EP8 at 1,024 in flight (TensorR
   // top-8 (its all-to-all is off for moe_ep_size <= top_k; MoeComm::AllGather): 1,930 -> 1,801
   // (+25.4%), pinned as a band. Left: the expert GEMMs at 32 rows per expert measure 1.09-1.13x
   // the model (Triton and DeepGEMM masked, moe-ep-h200 and deepgemm-h200-2026-12-04), which would
-  // pull it under 25%, and TensorRT-LLM mixes a rank's prompt into its decode iteration (the model's
-  // separate prefill pass repeats those weight reads: pessimistic).
+  // pull it under 25%, and TensorRT-LLM mixes a rank's prompt into its decode iteration (the
+  // model's separate prefill pass repeats those weight reads: pessimistic).
   Machine h200("hgx-h200-8");
   PlanRequest r = request(PlanMode::Serve, 1024, 2048);
   r.nvls = true;  // TensorRT-LLM does not turn NCCL's NVLS off
