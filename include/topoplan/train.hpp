@@ -23,6 +23,9 @@ namespace topoplan {
 enum class TrainPrecision { BF16, FP8 };
 std::string_view to_string(TrainPrecision p);            // "bf16", "fp8"
 TrainPrecision parse_train_precision(std::string_view);  // UnknownNameError otherwise
+// The precision a model trains in when the user names none: FP8 when its GEMM weights are FP8
+// (it was trained so) and the GPU has FP8 tensor cores, else BF16.
+TrainPrecision default_train_precision(const ModelSpec& m, bool gpu_has_fp8);
 std::string_view to_string(Recompute r);                 // "none", "selective", "full"
 Recompute parse_recompute(std::string_view text);        // UnknownNameError otherwise
 
@@ -47,7 +50,11 @@ struct TrainRequest {
   int gpus = 0;             // 0: every GPU of the topology (or the product of all pins)
   std::optional<int> tp, pp, vp, dp, cp, ep, zero, micro_batch;
   std::optional<Recompute> recompute;
+  // GEMM precision. Unset: the model's own (FP8 for a model whose weights are FP8, such as
+  // DeepSeek-V3, on a GPU with FP8 tensor cores; else BF16), never chosen by the search unless
+  // `search_precision` (`--precision auto`) asks for both.
   std::optional<TrainPrecision> precision;
+  bool search_precision = false;
   std::optional<bool> sp;
   double train_tokens = 0;       // > 0: report days_to_train
   int top = 5;                   // plans returned in full

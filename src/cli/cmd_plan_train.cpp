@@ -41,7 +41,10 @@ int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f
   q.tp = pins.tp, q.pp = pins.pp, q.dp = pins.dp, q.ep = pins.ep;
   q.gpus = pins.gpus, q.top = pins.top;
   if (!f.recompute.empty()) q.recompute = parse_recompute(f.recompute);
-  if (!f.precision.empty()) q.precision = parse_train_precision(f.precision);
+  if (f.precision == "auto")
+    q.search_precision = true;
+  else if (!f.precision.empty())
+    q.precision = parse_train_precision(f.precision);
   if (!f.sp.empty()) {
     if (f.sp != "true" && f.sp != "false")
       throw InputError("--sp", "", "expected 'true' or 'false', got '" + f.sp + "'");

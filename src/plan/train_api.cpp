@@ -23,6 +23,10 @@ TrainPrecision parse_train_precision(std::string_view text) {
   throw UnknownNameError("precision", std::string(text), {"bf16", "fp8"});
 }
 
+TrainPrecision default_train_precision(const ModelSpec& m, bool gpu_has_fp8) {
+  return m.dtypes.weights.dtype == Dtype::FP8 && gpu_has_fp8 ? TrainPrecision::FP8 : TrainPrecision::BF16;
+}
+
 std::string_view to_string(Recompute r) {
   switch (r) {
     case Recompute::Selective:
@@ -159,6 +163,8 @@ TrainingResult plan_training(const ModelSpec& m, const Router& r, const TrainReq
   if (req.gpus == 0 && req.tp && req.pp && req.dp)
     req.gpus = *req.tp * *req.pp * *req.dp * req.cp.value_or(1);  // pins smaller than the topology
   train::Evaluator e(m, r, req);
+  if (!req.precision && !req.search_precision)
+    e.req.precision = req.precision = default_train_precision(m, e.gpu.fp8_TFLOPS > 0);
   TrainingResult out;
   out.request = req;
   out.model = m.name, out.topology = r.topology().name, out.gpu = e.gpu.name;

@@ -21,36 +21,46 @@ bool starts_with(const std::string& s, const char* p) {
   return s.rfind(p, 0) == 0;
 }
 
-// Backward cost relative to the forward, per kernel family:
-// - GEMMs 2× (data gradient and weight gradient, each the forward's FLOPs; Narayanan et al.
-//   2021 §5.1: backward = 2× forward);
-// - attention 2.5× (FlashAttention-2 backward: 5 matmuls against the forward's 2, plus the
-//   recomputed softmax, Dao 2023 §3.1; measured 2.2-2.8× in its benchmarks);
-// - elementwise/norm/embedding 2× (read the output gradient and the saved input, write the input
-//   gradient: twice the forward's traffic);
-// - FP8 casts 1× (the output gradient is cast to E5M2 once per GEMM input).
 double backward_factor(const KernelCost& k) {
   if (k.name.find("quant") != std::string::npos) return 1.0;
   switch (k.kind) {
     case KernelKind::Gemm:
     case KernelKind::GroupedGemm:
-      return 2.0;
+      return kGemmBackward;
     case KernelKind::Attention:
-      return 2.5;
+      return kAttentionBackward;
     default:
-      return 2.0;
+      return kOtherBackward;
   }
 }
 
+// Kernels the backward launches per forward kernel: a GEMM's data and weight gradients; flash
+// attention's dO·O row-sum preprocessing and the main kernel (FlashAttention-2 and cuDNN); one
+// for the rest.
+double backward_kernels(const KernelCost& k) {
+  bool two = k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm ||
+             k.kind == KernelKind::Attention;
+  return two && k.name.find("quant") == std::string::npos ? 2 : 1;
+}
+
+// Training runs eagerly (Megatron-LM and TE without CUDA graphs): the host issues one kernel per
+// eager_launch_us and runs ahead of the GPU while kernels are longer, so a pass lasts the larger
+// of its GPU time and its launches (the queue's two bounds; docs/training.md, "Step time").
 void accumulate(PassTime& p, const ComputeModel& cm, const std::vector<KernelCost>& ks) {
+  double gpu_f = 0, gpu_b = 0, n_f = 0, n_b = 0;
   for (const KernelCost& k : ks) {
     double t = cm.kernel_time_us(k);
-    p.fwd += t;
-    p.bwd += t * backward_factor(k);
+    gpu_f += t;
+    gpu_b += t * backward_factor(k);
+    n_f += 1;
+    n_b += backward_kernels(k);
     if (k.kind == KernelKind::Attention) p.attn_fwd += t;
     if (k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm) p.gemm_fwd += t;
     if (k.name.find("quant") != std::string::npos) p.fp8_cast += t;
   }
+  const double launch = cm.eager_launch_us();
+  p.fwd += std::max(gpu_f, n_f * launch);
+  p.bwd += std::max(gpu_b, n_b * launch);
 }
 
 // The LM head over every token (training computes all logits) and the fused cross-entropy:
@@ -79,6 +89,27 @@ KernelCost unfused_scores(const ModelSpec& m, const TrainStrategy& s, const Trai
 }
 
 }  // namespace
+
+// One step of ring attention (Transformer Engine's AttnFuncWithCPAndKVP2P, which Megatron-Core
+// runs for --context-parallel-size > 1): the local T queries against one peer's K/V chunk. With
+// the load-balanced split every step covers T²/2 query-key pairs (TE: the full local q against
+// half of the peer's chunk, or half the q against all of it), the pairs of a causal prefill of T
+// tokens, so the step is priced as that attention kernel. Each step's partial output is merged
+// into the running result with its log-sum-exp (TE's flash_attn_fwd_out_correction): read the
+// step's bf16 output, read and write the fp32 accumulator, 10 B per output element.
+void Evaluator::ring_step(PassTime& p, const ModelSpec& m, LayerType t, const TrainStrategy& s,
+                          double local, const Shard& sh) const {
+  Workload w{.phase = Phase::Prefill,
+             .batch = double(s.micro_batch),
+             .new_tokens = local,
+             .context = 0};
+  for (const KernelCost& k : layer_kernels(m, t, w, sh))
+    if (k.kind == KernelKind::Attention) p.ring_step_attn += cm.kernel_time_us(k);
+  double v = m.attention == AttentionKind::Mla ? m.mla.v_head_dim : m.head_dim;
+  KernelCost merge{.name = "cp_out_correction", .kind = KernelKind::Elementwise};
+  merge.bytes = w.tokens() * double(m.heads) / s.tp * v * 10;
+  p.ring_step_merge = cm.kernel_time_us(merge);
+}
 
 Evaluator::Evaluator(const ModelSpec& m, const Router& r, const TrainRequest& q)
     : model(m),
@@ -145,6 +176,7 @@ PassTime Evaluator::pass(int what, const TrainStrategy& s) const {
         ks, [](const KernelCost& k) { return k.name == "kv_store" || k.name == "mla_kv_store"; });
     if (!req.flash_attention) ks.push_back(unfused_scores(m, s, req));
     accumulate(p, cm, ks);
+    if (s.cp > 1) ring_step(p, m, t, s, local, sh);
   } else {
     std::vector<KernelCost> head = head_kernels(m, w, sh);
     if (what == 2) {

@@ -23,6 +23,21 @@ namespace topoplan::train {
 inline constexpr double kOptimizerBytesPerParam = 36;
 inline constexpr double kOptimizerHbmFraction = 0.67;
 
+// Backward cost relative to the forward, per kernel family, measured on the H200 (docs/training.md,
+// "H200 measurement"; topologies/calibration/train-layer-h200-2026-12-03-{2,3}.json, torch.profiler
+// CUDA kernel times by class, backward ÷ forward, time-weighted over the runs):
+// - GEMMs 2.19× (Llama-3-8B layer 2.27 / 2.17, 2,048-wide layer 1.97 / 1.96): the data- and
+//   weight-gradient GEMMs have the forward's FLOPs each (Narayanan et al. 2021 §5.1) but run in
+//   NN / NT layouts whose kernels reach a lower rate than the forward's TN;
+// - attention 2.67× (cuDNN flash SDPA alone, contiguous q/k/v as TE passes them, 32/16/8 query
+//   heads: 2.96 / 2.70, 2.49 / 2.45, 2.62 / 2.48; FlashAttention-2 backward is 5 matmuls against
+//   the forward's 2 plus the recomputed softmax, Dao 2023 §3.1);
+// - elementwise/norm/embedding 2.54× (2.57 / 2.57, 2.43 / 2.45): read the output gradient and the
+//   saved input, write the input gradient, plus the norm weight's reduction;
+// - FP8 casts 1× (the output gradient is cast to E5M2 once per GEMM input).
+// Test: tests/plan/train_h200_measured_test.cpp (the measured layers' forward + backward).
+inline constexpr double kGemmBackward = 2.19, kAttentionBackward = 2.67, kOtherBackward = 2.54;
+
 // Parameters one GPU of a pipeline stage holds, split by how ZeRO shards them.
 struct StageParams {
   double dense = 0;   // non-expert parameters (sharded over dp × cp)
@@ -49,6 +64,10 @@ struct PassTime {
   double attn_fwd = 0;      // the attention kernel's forward (selective recompute)
   double gemm_fwd = 0;      // GEMM forward time (what TP comm overlap can hide behind)
   double fp8_cast = 0;      // forward activation casts to FP8 (part of fwd)
+  // Context parallelism (cp > 1): one ring step's attention kernel (the local T queries against
+  // one K/V chunk: T²/2 query-key pairs, priced as a causal T-token prefill) and its output
+  // correction kernel (docs/training.md, "CP").
+  double ring_step_attn = 0, ring_step_merge = 0;
 };
 
 // Concurrent group pricing, cached by (op, stride, size, bytes): a group kind's geometry in rank
@@ -90,6 +109,8 @@ struct Evaluator {
   std::pair<StageParams, StageParams> stage_pair(const TrainStrategy& s) const;
   // what: 0 dense layer, 1 MoE layer, 2 embedding, 3 final norm + LM head + loss.
   PassTime pass(int what, const TrainStrategy& s) const;
+  void ring_step(PassTime& p, const ModelSpec& m, LayerType t, const TrainStrategy& s,
+                 double local, const Shard& sh) const;
   TrainMemory memory(const TrainStrategy& s) const;
   // Lower bound of the step (compute and bubble only), µs: a plan whose bound exceeds the k-th
   // best step cannot enter the top k (exact pruning).

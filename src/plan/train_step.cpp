@@ -43,9 +43,11 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
                           c.cost(CollOp::ReduceScatter, 1, s.tp, bytes))
                    : 2 * c.cost(CollOp::AllReduce, 1, s.tp, bytes);
   }
-  // CP ring attention: K and V of the local chunk travel around the CP ring (cp − 1 steps,
-  // the volume of an all-gather of cp chunks); backward sends K, V again and returns dK, dV.
-  double cp_fwd = 0, cp_bwd = 0;
+  // CP ring attention (TE AttnFuncWithCPAndKVP2P): cp steps per layer and pass; in each the
+  // attention of the chunk in hand runs while the next K/V chunk moves one hop around the ring
+  // (send/recv, the slowest hop is the wrap-around one when the ring spans servers). Backward
+  // moves K, V and returns dK, dV (twice the bytes). A step lasts the longer of the two.
+  double p2p_f = 0, p2p_b = 0;
   if (s.cp > 1) {
     double kv_width;
     if (m.attention == AttentionKind::Mla)
@@ -54,9 +56,8 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
     else
       kv_width = 2 * kv_heads_per_rank(m, Shard{.tp = s.tp}) * m.head_dim;
     double chunk = T * kv_width * 2;
-    double ag = c.cost(CollOp::AllGather, s.tp, s.cp, chunk * s.cp);
-    cp_fwd = ag;
-    cp_bwd = ag + c.cost(CollOp::ReduceScatter, s.tp, s.cp, chunk * s.cp);
+    p2p_f = c.cost(CollOp::SendRecv, (s.cp - 1) * s.tp, 2, chunk);
+    p2p_b = c.cost(CollOp::SendRecv, (s.cp - 1) * s.tp, 2, 2 * chunk);
   }
   // EP: dispatch + combine all-to-all per MoE layer per pass; each GPU sends its T/tp tokens'
   // top_k copies (Megatron-Core alltoall dispatcher).
@@ -81,11 +82,21 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
     if (e.req.tp_comm_overlap && s.sp) tp_hidden = hidden_part(tp, 3 * t.gemm_fwd);
     r.tp += n * (tp - tp_hidden);
     r.tp_hidden += n * tp_hidden;
-    // Megatron's CP overlaps each ring step's P2P with the attention of the current chunk.
-    double cp_f = fwd_passes * cp_fwd, cp_b = cp_bwd;
-    double cp_h = hidden_part(cp_f, fwd_passes * t.attn_fwd) + hidden_part(cp_b, 2.5 * t.attn_fwd);
-    r.cp += n * (cp_f + cp_b - cp_h);
-    r.cp_hidden += n * cp_h;
+    if (s.cp > 1) {
+      // The ring's time beyond the single attention kernel the compute terms already count:
+      // cp − 1 steps of max(step kernels, hop) and the last step's kernels alone.
+      auto ring = [&](double step, double hop) {
+        return (s.cp - 1) * std::max(step, hop) + step;
+      };
+      double step_f = t.ring_step_attn + t.ring_step_merge;
+      double step_b = kAttentionBackward * t.ring_step_attn + t.ring_step_merge;
+      double exp_f = std::max(0.0, ring(step_f, p2p_f) - t.attn_fwd);
+      double exp_b = std::max(0.0, ring(step_b, p2p_b) - kAttentionBackward * t.attn_fwd);
+      double moved = (s.cp - 1) * (fwd_passes * p2p_f + p2p_b);
+      double exposed = fwd_passes * exp_f + exp_b;
+      r.cp += n * exposed;
+      r.cp_hidden += n * std::max(0.0, moved - exposed);
+    }
     if (what == 1) r.ep += n * (fwd_passes + 1) * ep_pass;  // not overlapped (see docs)
   }
   if (first) {

@@ -102,6 +102,7 @@ ordered_json request_json(const TrainRequest& q) {
       {"zero", opt(q.zero)},
       {"recompute", q.recompute ? ordered_json(to_string(*q.recompute)) : ordered_json(nullptr)},
       {"precision", q.precision ? ordered_json(to_string(*q.precision)) : ordered_json(nullptr)},
+      {"precision_searched", q.search_precision},
       {"train_tokens", q.train_tokens > 0 ? ordered_json(q.train_tokens) : ordered_json(nullptr)},
       {"flash_attention", q.flash_attention},
       {"tp_comm_overlap", q.tp_comm_overlap},
@@ -177,7 +178,11 @@ void print_train_json(std::ostream& os, const TrainingResult& r) {
 void print_train(std::ostream& os, const TrainingResult& r) {
   const TrainRequest& q = r.request;
   os << r.model << " training on " << r.topology << " (" << r.gpus << "x " << r.gpu << "), seq "
-     << q.seq << ", global batch " << q.global_batch << " sequences\n";
+     << q.seq << ", global batch " << q.global_batch << " sequences, precision "
+     << (q.precision ? std::string(to_string(*q.precision)) +
+                           " (--precision auto searches bf16 and fp8)"
+                     : std::string("searched (--precision auto)"))
+     << "\n";
   Table t({"#", "strategy", "fits", "mem GB", "step s", "tokens/s", "tok/s/GPU", "TFLOPS/GPU",
            "MFU", "days"});
   int i = 0;
