@@ -118,7 +118,7 @@ std::string explain(const TrainPlan& a, const TrainPlan& b) {
 
 void place_best(const Router& r, const TrainStrategy& s, TrainingResult& out) {
   const Topology& t = r.topology();
-  const auto& gpus = t.gpus();
+  const std::vector<int> gpus = train::train_devices(t, s.gpus());
   out.placement_ranks = s.gpus();
   for (int rank = 0; rank < s.gpus() && rank < 512; ++rank) {
     TrainRank x;

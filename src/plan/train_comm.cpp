@@ -19,13 +19,30 @@ namespace {
 constexpr std::size_t kWindowRanks = 1024;
 }  // namespace
 
-CommPricer::CommPricer(const Router& r, int gpus) : router_(&r), model_(r), gpus_(gpus) {
-  const auto& all = r.topology().gpus();
+std::vector<int> train_devices(const Topology& t, int gpus) {
+  const auto& all = t.gpus();
   if (gpus > static_cast<int>(all.size()))
-    throw FieldError("gpus", std::to_string(gpus) + " GPUs asked but " + r.topology().name +
-                                 " has " + std::to_string(all.size()));
-  devices_.assign(all.begin(), all.begin() + gpus);
+    throw FieldError("gpus", std::to_string(gpus) + " GPUs asked but " + t.name + " has " +
+                                 std::to_string(all.size()));
+  // GPUs per server (NVLink domain), from the first server.
+  int per_node = 0;
+  for (int g : all)
+    if (t.device(g).node == t.device(all.front()).node) ++per_node;
+  int use = per_node;
+  while (use & (use - 1)) use &= use - 1;  // largest power of two <= per_node
+  if (gpus <= per_node || use == per_node || gpus > use * (int(all.size()) / per_node))
+    return {all.begin(), all.begin() + gpus};
+  // A job over several NVL72-class domains runs on a power-of-two share of each (64 of 72),
+  // so that no TP/EP/DP group straddles two domains: the Slurm block/segment allocation of
+  // NVIDIA's GB200 recipes (dgxc-benchmarking, --segment of 16 four-GPU trays).
+  std::vector<int> d;
+  for (std::size_t i = 0; i < all.size() && static_cast<int>(d.size()) < gpus; ++i)
+    if (t.device(all[i]).local_index < use) d.push_back(all[i]);
+  return d;
 }
+
+CommPricer::CommPricer(const Router& r, int gpus)
+    : router_(&r), model_(r), devices_(train_devices(r.topology(), gpus)), gpus_(gpus) {}
 
 std::vector<std::vector<int>> CommPricer::window(int stride, int size) const {
   auto key = std::make_tuple(stride, size, 0);

@@ -70,6 +70,11 @@ struct PassTime {
   double ring_step_attn = 0, ring_step_merge = 0;
 };
 
+// Rank r of a training job runs on the r-th GPU returned (Megatron's rank order over the
+// topology's GPUs, node-major); on NVLink domains whose GPU count is not a power of two (NVL72),
+// a job spanning several takes the first power-of-two GPUs of each (64 of 72).
+std::vector<int> train_devices(const Topology& t, int gpus);
+
 // Concurrent group pricing, cached by (op, stride, size, bytes): a group kind's geometry in rank
 // space, so the cost does not grow with the number of groups.
 class CommPricer {
