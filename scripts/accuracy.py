@@ -10,7 +10,9 @@ A point file (tests/accuracy/*.json) is a JSON array of objects with:
   point's test), and, for a point outside the issue's target, known_error (the error it is
   known to have today; its test then checks the error stays within tolerance of that value, so
   a change is noticed, and the table lists it as a miss).
-Error = predicted / published - 1.
+Error is on speed, so that + means optimistic in every row and a group's signed median is its
+bias: predicted / published - 1 for rates (TFLOP/s, tokens/s, GB/s), published / predicted - 1
+for times (units s, ms, us: a step time or a latency).
 
 Usage:
   accuracy.py --topoplan BIN FILE...                 # table on stdout
@@ -47,6 +49,15 @@ def predict(binary, point):
             raise RuntimeError(f"{point['id']}: {pointer} is {v!r}, not a number")
         value += coefficient * v
     return value * point.get("scale", 1.0)
+
+
+TIME_UNITS = {"s", "ms", "us"}
+
+
+def speed_error(p):
+    if p["unit"] in TIME_UNITS:
+        return p["published"] / p["predicted"] - 1
+    return p["predicted"] / p["published"] - 1
 
 
 def load(files):
@@ -178,7 +189,7 @@ def main():
     failed = []
     for p in points:
         p["predicted"] = predict(a.topoplan, p)
-        p["error"] = p["predicted"] / p["published"] - 1
+        p["error"] = speed_error(p)
         ok = check(p)
         if not ok:
             failed.append(p["id"])
