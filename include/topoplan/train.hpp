@@ -26,8 +26,8 @@ TrainPrecision parse_train_precision(std::string_view);  // UnknownNameError oth
 // The precision a model trains in when the user names none: FP8 when its GEMM weights are FP8
 // (it was trained so) and the GPU has FP8 tensor cores, else BF16.
 TrainPrecision default_train_precision(const ModelSpec& m, bool gpu_has_fp8);
-std::string_view to_string(Recompute r);                 // "none", "selective", "full"
-Recompute parse_recompute(std::string_view text);        // UnknownNameError otherwise
+std::string_view to_string(Recompute r);           // "none", "selective", "full"
+Recompute parse_recompute(std::string_view text);  // UnknownNameError otherwise
 
 // One training strategy. Ranks are laid out tp (innermost), cp, dp, pp (outermost), Megatron-
 // Core's default order tp-cp-ep-dp-pp; expert layers regroup the same ranks as etp, ep, edp.

@@ -24,7 +24,8 @@ TrainPrecision parse_train_precision(std::string_view text) {
 }
 
 TrainPrecision default_train_precision(const ModelSpec& m, bool gpu_has_fp8) {
-  return m.dtypes.weights.dtype == Dtype::FP8 && gpu_has_fp8 ? TrainPrecision::FP8 : TrainPrecision::BF16;
+  return m.dtypes.weights.dtype == Dtype::FP8 && gpu_has_fp8 ? TrainPrecision::FP8
+                                                             : TrainPrecision::BF16;
 }
 
 std::string_view to_string(Recompute r) {

@@ -99,10 +99,8 @@ KernelCost unfused_scores(const ModelSpec& m, const TrainStrategy& s, const Trai
 // step's bf16 output, read and write the fp32 accumulator, 10 B per output element.
 void Evaluator::ring_step(PassTime& p, const ModelSpec& m, LayerType t, const TrainStrategy& s,
                           double local, const Shard& sh) const {
-  Workload w{.phase = Phase::Prefill,
-             .batch = double(s.micro_batch),
-             .new_tokens = local,
-             .context = 0};
+  Workload w{
+      .phase = Phase::Prefill, .batch = double(s.micro_batch), .new_tokens = local, .context = 0};
   for (const KernelCost& k : layer_kernels(m, t, w, sh))
     if (k.kind == KernelKind::Attention) p.ring_step_attn += cm.kernel_time_us(k);
   double v = m.attention == AttentionKind::Mla ? m.mla.v_head_dim : m.head_dim;

@@ -114,8 +114,8 @@ struct Evaluator {
   std::pair<StageParams, StageParams> stage_pair(const TrainStrategy& s) const;
   // what: 0 dense layer, 1 MoE layer, 2 embedding, 3 final norm + LM head + loss.
   PassTime pass(int what, const TrainStrategy& s) const;
-  void ring_step(PassTime& p, const ModelSpec& m, LayerType t, const TrainStrategy& s,
-                 double local, const Shard& sh) const;
+  void ring_step(PassTime& p, const ModelSpec& m, LayerType t, const TrainStrategy& s, double local,
+                 const Shard& sh) const;
   TrainMemory memory(const TrainStrategy& s) const;
   // Lower bound of the step (compute and bubble only), µs: a plan whose bound exceeds the k-th
   // best step cannot enter the top k (exact pruning).

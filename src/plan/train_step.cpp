@@ -85,9 +85,7 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
     if (s.cp > 1) {
       // The ring's time beyond the single attention kernel the compute terms already count:
       // cp − 1 steps of max(step kernels, hop) and the last step's kernels alone.
-      auto ring = [&](double step, double hop) {
-        return (s.cp - 1) * std::max(step, hop) + step;
-      };
+      auto ring = [&](double step, double hop) { return (s.cp - 1) * std::max(step, hop) + step; };
       double step_f = t.ring_step_attn + t.ring_step_merge;
       double step_b = kAttentionBackward * t.ring_step_attn + t.ring_step_merge;
       double exp_f = std::max(0.0, ring(step_f, p2p_f) - t.attn_fwd);

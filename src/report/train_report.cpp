@@ -179,9 +179,9 @@ void print_train(std::ostream& os, const TrainingResult& r) {
   const TrainRequest& q = r.request;
   os << r.model << " training on " << r.topology << " (" << r.gpus << "x " << r.gpu << "), seq "
      << q.seq << ", global batch " << q.global_batch << " sequences, precision "
-     << (q.precision ? std::string(to_string(*q.precision)) +
-                           " (--precision auto searches bf16 and fp8)"
-                     : std::string("searched (--precision auto)"))
+     << (q.precision
+             ? std::string(to_string(*q.precision)) + " (--precision auto searches bf16 and fp8)"
+             : std::string("searched (--precision auto)"))
      << "\n";
   Table t({"#", "strategy", "fits", "mem GB", "step s", "tokens/s", "tok/s/GPU", "TFLOPS/GPU",
            "MFU", "days"});
