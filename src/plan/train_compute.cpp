@@ -22,7 +22,9 @@ bool starts_with(const std::string& s, const char* p) {
 }
 
 double backward_factor(const KernelCost& k) {
-  if (k.name.find("quant") != std::string::npos) return 1.0;
+  if (k.name.find("quant") != std::string::npos || starts_with(k.name, "moe_permute") ||
+      starts_with(k.name, "moe_sort"))
+    return 1.0;
   switch (k.kind) {
     case KernelKind::Gemm:
     case KernelKind::GroupedGemm:
@@ -75,6 +77,29 @@ std::vector<KernelCost> lm_head_kernels(const ModelSpec& m, double tokens, int t
   KernelCost loss{.name = "cross_entropy", .kind = KernelKind::Elementwise};
   loss.bytes = tokens * v * (2 + 4);
   return {g, loss};
+}
+
+// Megatron-Core's alltoall token dispatcher (MoEAlltoAllTokenDispatcher, megatron/core/
+// transformer/moe/token_dispatcher.py) moves every (token, expert) row through HBM around the
+// experts: `permute` before the dispatch all-to-all (gathers each of the GPU's tokens top-k times
+// into expert order: read and write rows × h), and, with several local experts behind EP,
+// `sort_chunks_by_idxs` after the dispatch and again before the combine (read and write the
+// received rows). The `unpermute` after the combine (weighted sum of a token's k rows) is the
+// experts_combine kernel of the layer. bf16 rows; the backward of a permutation is the inverse
+// permutation, the same bytes once (backward_factor).
+void add_token_permutes(std::vector<KernelCost>& ks, const ModelSpec& m, double tokens,
+                        const TrainStrategy& s) {
+  const double rows = tokens * m.moe.top_k, bytes = rows * m.hidden * 2 * 2;
+  auto kernel = [&](const char* name) {
+    KernelCost k{.name = name, .kind = KernelKind::Elementwise};
+    k.bytes = bytes;
+    return k;
+  };
+  ks.push_back(kernel("moe_permute"));
+  if (s.ep > 1 && m.moe.num_experts / s.ep > 1) {
+    ks.push_back(kernel("moe_sort_chunks"));
+    ks.push_back(kernel("moe_sort_chunks_back"));
+  }
 }
 
 // Unfused attention (Megatron-LM before FlashAttention): the b·(a/t)·(s/cp)·s score matrix goes
@@ -168,6 +193,7 @@ PassTime Evaluator::pass(int what, const TrainStrategy& s) const {
       for (const KernelCost& k : ke)
         if (starts_with(k.name, "experts")) mine.push_back(k);
       ks = std::move(mine);
+      add_token_permutes(ks, m, w.tokens() / s.tp, s);
     }
     // Training keeps no KV cache: the serving engine's cache writes are not run.
     std::erase_if(

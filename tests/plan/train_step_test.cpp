@@ -241,3 +241,27 @@ TEST_CASE("model FLOPs: the parameter count form (used for MLA) equals Megatron'
   CHECK(f > 6 * 36e9);
   CHECK(f < 6 * 40e9 + 6.0 * 61 * 4096 * 128 * (192 + 128));
 }
+
+TEST_CASE("train step: MoE token permutes of Megatron's alltoall dispatcher") {
+  // tiny_moe: hidden 16, 4 experts, top 2. At ep 2 each GPU holds 2 experts, so besides the
+  // permute it sorts the received chunks after the dispatch and back before the combine; each
+  // moves rows = T x k bf16 rows in and out: T x k x h x 2 B x 2. Backward: the inverse
+  // permutation, the same bytes once.
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = test::tiny_moe();
+  TrainRequest q = request(64, 2);
+  q.gpus = 2;
+  train::Evaluator e(m, *mc.router, q);
+  TrainStrategy one{.dp = 2, .micro_batch = 1}, two = one;
+  two.ep = 2;
+  const double bytes = 64.0 * m.moe.top_k * m.hidden * 2 * 2;
+  KernelCost k{.name = "moe_permute", .kind = KernelKind::Elementwise};
+  k.bytes = bytes;
+  const double t = e.cm.kernel_time_us(k);
+  // The MoE pass at ep 2 carries two more permutes than at ep 1 (every other kernel the same
+  // shape per GPU: ep 2 x etp 1 / tp 1 = the same rows); each is launch-bound or t.
+  const double launch = e.cm.eager_launch_us();
+  const train::PassTime a = e.pass(1, one), b = e.pass(1, two);
+  CHECK(t > 0);
+  CHECK(b.fwd - a.fwd == doctest::Approx(2 * std::max(t, launch)).epsilon(0.05));
+}
