@@ -61,6 +61,11 @@ struct TrainRequest {
   bool prune = true;             // false: evaluate every enumerated strategy (tests)
   bool flash_attention = true;   // fused attention: no s² activations (TE / FlashAttention-2)
   bool tp_comm_overlap = false;  // Megatron --tp-comm-overlap (TE userbuffers, needs SP)
+  // MoE token dispatch: false = Megatron-Core's alltoall dispatcher (every (token, expert) copy
+  // crosses the network, the default); true = the flex dispatcher with DeepEP
+  // (--moe-token-dispatcher-type flex --moe-enable-deepep): one copy per destination GPU in the
+  // server and one per destination server, forwarded over NVLink.
+  bool deepep = false;
   bool dropout = false;  // dropout masks stored (GPT-3 recipes); Llama recipes train without
   // Framework reserve (CUDA context, NCCL, allocator fragmentation), bytes per GPU.
   double reserve_bytes = 6e9;

@@ -24,6 +24,10 @@ void add_train_flags(CLI::App& sub, TrainFlags& f) {
   sub.add_option("--train-tokens", f.train_tokens, "train: tokens to train on (days_to_train)");
   sub.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
                "train: Megatron --tp-comm-overlap (TE userbuffers; with SP)");
+  sub.add_option("--moe-dispatcher", f.moe_dispatcher,
+                 "train: MoE token dispatcher, alltoall (Megatron-Core default) | deepep (flex "
+                 "dispatcher with DeepEP: one copy per destination GPU / server)")
+      ->check(CLI::IsMember({"alltoall", "deepep"}));
   sub.add_flag("--no-flash-attention", f.no_flash_attention,
                "train: unfused attention (stores the s^2 softmax activations)");
   sub.add_flag("--dropout", f.dropout, "train: dropout masks stored (GPT-3 recipes)");
@@ -52,6 +56,7 @@ int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f
   }
   q.train_tokens = f.train_tokens;
   q.tp_comm_overlap = f.tp_comm_overlap;
+  q.deepep = f.moe_dispatcher == "deepep";
   q.flash_attention = !f.no_flash_attention;
   q.dropout = f.dropout;
   TrainingResult r = plan_training(m, router, q);

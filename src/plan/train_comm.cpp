@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "plan/moe_traffic.hpp"
 #include "plan/train_impl.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
@@ -67,6 +68,23 @@ std::vector<std::vector<int>> CommPricer::window(int stride, int size) const {
     groups.push_back(std::move(g));
   }
   return windows_.emplace(key, std::move(groups)).first->second;
+}
+
+double CommPricer::deepep(int stride, int size, double tokens, double token_bytes, int experts,
+                          int top_k) const {
+  if (size <= 1 || tokens <= 0) return 0;
+  // Keyed apart from cost(): op code -1 with the bytes of one rank's tokens.
+  auto key = std::make_tuple(-1, stride, size, tokens * token_bytes);
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  const auto groups = window(stride, size);
+  std::vector<TrafficMatrix> tm;
+  for (const auto& g : groups)
+    tm.push_back(deepep_normal_matrix(router_->topology(), g, tokens, token_bytes, experts, top_k));
+  double t = 0;
+  for (const CollectiveCost& c : model_.all_to_all_concurrent(groups, tm))
+    t = std::max(t, c.time_us);
+  return cache_.emplace(key, t).first->second;
 }
 
 double CommPricer::cost(CollOp op, int stride, int size, double bytes) const {

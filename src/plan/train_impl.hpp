@@ -86,6 +86,10 @@ class CommPricer {
   // The groups of that kind (members as device indices) touching group 0's servers.
   std::vector<std::vector<int>> window(int stride, int size) const;
   const Router& router() const { return *router_; }
+  // DeepEP normal-mode dispatch (or combine) of `tokens` per rank of `token_bytes` on every EP
+  // group of the window (deepep_normal_matrix), the slowest group's time, µs.
+  double deepep(int stride, int size, double tokens, double token_bytes, int experts,
+                int top_k) const;
 
  private:
   const Router* router_;

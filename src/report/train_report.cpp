@@ -106,6 +106,7 @@ ordered_json request_json(const TrainRequest& q) {
       {"train_tokens", q.train_tokens > 0 ? ordered_json(q.train_tokens) : ordered_json(nullptr)},
       {"flash_attention", q.flash_attention},
       {"tp_comm_overlap", q.tp_comm_overlap},
+      {"moe_dispatcher", q.deepep ? "deepep" : "alltoall"},
       {"reserve_bytes", json_number(q.reserve_bytes)}};
 }
 

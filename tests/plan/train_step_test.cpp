@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "model/tiny_models.hpp"
+#include "plan/moe_traffic.hpp"
 #include "plan/plan_test_util.hpp"
 #include "plan/train_impl.hpp"
 #include "topoplan/topology.hpp"
@@ -264,4 +265,32 @@ TEST_CASE("train step: MoE token permutes of Megatron's alltoall dispatcher") {
   const train::PassTime a = e.pass(1, one), b = e.pass(1, two);
   CHECK(t > 0);
   CHECK(b.fwd - a.fwd == doctest::Approx(2 * std::max(t, launch)).epsilon(0.05));
+}
+
+TEST_CASE("train step: --moe-dispatcher deepep prices DeepEP's deduplicated dispatch") {
+  // tiny_moe (4 experts) on 2 x hgx-h100-8, ep 4: the EP term is 2 (dispatch + combine) x 2
+  // passes (forward, backward) x the MoE layers x the DeepEP normal-mode all-to-all of each
+  // rank's T tokens of h bf16 (deepep_normal_matrix), the EP groups of server 0 at once.
+  test::Machine mc("hgx-h100-8", 2);
+  ModelSpec m = test::tiny_moe();
+  TrainRequest q = request(64, 16);
+  q.deepep = true;
+  CollectiveModel cm(*mc.router);
+  TrainStrategy s{.dp = 16, .ep = 4, .zero = 1, .micro_batch = 1};
+  s.recompute = Recompute::None;
+  TrainPlan p = evaluate_training(m, *mc.router, q, s);
+  REQUIRE(p.fits);
+  // EP groups of 4 consecutive ranks (stride etp = 1): the four groups of server 0 at once.
+  std::vector<std::vector<int>> groups;
+  std::vector<TrafficMatrix> tm;
+  for (int b = 0; b < 8; b += 4) {
+    groups.push_back(gpus(mc, {b, b + 1, b + 2, b + 3}));
+    tm.push_back(deepep_normal_matrix(mc.topology, groups.back(), 64, m.hidden * 2.0,
+                                      m.moe.num_experts, m.moe.top_k));
+  }
+  double a2a = 0;
+  for (const CollectiveCost& c : cm.all_to_all_concurrent(groups, tm))
+    a2a = std::max(a2a, c.time_us);
+  const int moe_layers = m.layers - m.moe.first_dense_layers;
+  CHECK(p.breakdown.ep_us == doctest::Approx(moe_layers * 2 * 2 * a2a));
 }
