@@ -37,6 +37,9 @@ struct GpuSpec {
   std::string pcie_type;    // catalog link type per lane ("pcie5")
   int pcie_lanes = 16;
   double power_W = 0;
+  // Streaming multiprocessors (catalog "sm_count"; 0 when not given). An overlapped NCCL kernel
+  // holds one SM per channel for its whole run (training: docs/training.md, "SM share").
+  int sm_count = 0;
   // The driver allows GPU peer-to-peer (CUDA P2P over NVLink or PCIe). False for GeForce cards:
   // GPU-to-GPU traffic then goes through host memory (NCCL's SHM transport). Source in the
   // catalog's "p2p_source".

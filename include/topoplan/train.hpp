@@ -102,6 +102,11 @@ struct TrainBreakdown {
   double zero3_us = 0, zero3_hidden_us = 0;  // per-layer parameter all-gathers (ZeRO-3)
   double bubble_us = 0;
   double optimizer_us = 0;
+  // Compute lost to the SMs that overlapped data-parallel NCCL kernels hold (one per channel)
+  // while they hide behind compute: hidden time × channels ÷ the GPU's SMs (NCCL runs one CTA
+  // per channel for the whole collective, NCCL_MIN/MAX_CTAS; DeepSeek-V3 §3.2.2 budgets 20 of
+  // 132 SMs for its overlapped communication for the same reason).
+  double comm_sm_us = 0;
   double total_us = 0;
   double compute_us() const { return forward_us + backward_us + recompute_us; }
 };

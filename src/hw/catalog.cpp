@@ -88,6 +88,7 @@ GpuSpec parse_gpu(const io::JsonReader& f) {
   g.pcie_type = f.str("pcie_type");
   g.pcie_lanes = f.integer("pcie_lanes", 1);
   g.power_W = f.number("power_W", 0, true);
+  g.sm_count = f.has("sm_count") ? f.integer("sm_count", 1) : 0;
   g.source = f.str("source");
   return g;
 }

@@ -70,6 +70,12 @@ std::vector<std::vector<int>> CommPricer::window(int stride, int size) const {
   return windows_.emplace(key, std::move(groups)).first->second;
 }
 
+int CommPricer::channels(CollOp op, int stride, int size, double bytes) const {
+  if (cost(op, stride, size, bytes) <= 0) return 0;
+  auto it = channels_.find(std::make_tuple(static_cast<int>(op), stride, size, bytes));
+  return it == channels_.end() ? 0 : it->second;
+}
+
 double CommPricer::deepep(int stride, int size, double tokens, double token_bytes, int experts,
                           int top_k) const {
   if (size <= 1 || tokens <= 0) return 0;
@@ -128,6 +134,7 @@ double CommPricer::cost(CollOp op, int stride, int size, double bytes) const {
                                                : (n - 1) / (r - 1));
     t = lat + transfer;
   }
+  channels_.emplace(key, worst.channels);
   cache_.emplace(key, t);
   return t;
 }

@@ -83,6 +83,8 @@ class CommPricer {
   // Time (µs) of `op` on the group of `size` ranks spaced `stride` apart starting at rank 0,
   // with every group of the same kind that shares one of its servers running at once.
   double cost(CollOp op, int stride, int size, double bytes) const;
+  // The channels (one CTA, hence one SM, each) the collective engine gave that collective.
+  int channels(CollOp op, int stride, int size, double bytes) const;
   // The groups of that kind (members as device indices) touching group 0's servers.
   std::vector<std::vector<int>> window(int stride, int size) const;
   const Router& router() const { return *router_; }
@@ -98,6 +100,7 @@ class CommPricer {
   int gpus_;
   mutable std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> windows_;
   mutable std::map<std::tuple<int, int, int, double>, double> cache_;
+  mutable std::map<std::tuple<int, int, int, double>, int> channels_;
 };
 
 // Everything the search needs; one per plan_training call.

@@ -173,19 +173,32 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   auto dp_op = [&](CollOp op, double dense_bytes, double expert_bytes) {
     return comm.cost(op, s.tp, dpz, dense_bytes) + comm.cost(op, s.etp * s.ep, edp, expert_bytes);
   };
+  // SM share of a hidden DP collective: the SMs its NCCL kernel holds (one per channel) of the
+  // GPU's, the more of the dense and expert collectives' channels (comm_sm_us below).
+  auto sm_share = [&](CollOp op, double dense_bytes, double expert_bytes) {
+    if (gpu.sm_count <= 0) return 0.0;
+    int ch = std::max(comm.channels(op, s.tp, dpz, dense_bytes),
+                      comm.channels(op, s.etp * s.ep, edp, expert_bytes));
+    return std::min(1.0, double(ch) / gpu.sm_count);
+  };
   // Overlap with the last micro-batch's backward (--overlap-grad-reduce) or the next step's
   // first forward (--overlap-param-gather): all but the last bucket (one layer's) can hide.
-  auto overlapped = [&](double c, double window) {
+  auto overlapped = [&](double c, double window, double share) {
     double h = hidden_part(c * (1 - 1.0 / L), window);
     B.dp_us += c - h;
     B.dp_hidden_us += h;
+    B.comm_sm_us += h * share;
   };
-  if (s.zero == 0) overlapped(dp_op(CollOp::AllReduce, 2 * P_d, 2 * P_e), crit.bwd);
+  if (s.zero == 0)
+    overlapped(dp_op(CollOp::AllReduce, 2 * P_d, 2 * P_e), crit.bwd,
+               sm_share(CollOp::AllReduce, 2 * P_d, 2 * P_e));
   if (s.zero == 1 || s.zero == 2) {
     double rs = dp_op(CollOp::ReduceScatter, 2 * P_d, 2 * P_e);
+    double rs_share = sm_share(CollOp::ReduceScatter, 2 * P_d, 2 * P_e);
     // ZeRO-2 keeps only a gradient shard, so every micro-batch's gradients are reduced.
-    for (int i = 0; i < (s.zero == 2 ? m : 1); ++i) overlapped(rs, crit.bwd);
-    overlapped(dp_op(CollOp::AllGather, 2 * P_d, 2 * P_e), crit.fwd);
+    for (int i = 0; i < (s.zero == 2 ? m : 1); ++i) overlapped(rs, crit.bwd, rs_share);
+    overlapped(dp_op(CollOp::AllGather, 2 * P_d, 2 * P_e), crit.fwd,
+               sm_share(CollOp::AllGather, 2 * P_d, 2 * P_e));
   }
   if (s.zero == 3) {
     // Per layer and micro-batch: gather the layer for its forward and again for its backward,
@@ -199,6 +212,8 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     double rs_exp = std::max(0.0, rs - std::max(0.0, crit.layer_bwd - ag));
     B.dp_us = n * rs_exp;
     B.dp_hidden_us = n * (rs - rs_exp);
+    B.comm_sm_us = B.zero3_hidden_us * sm_share(CollOp::AllGather, 2 * P_d / L, 2 * P_e / L) +
+                   B.dp_hidden_us * sm_share(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
   }
   // Optimizer (Megatron's mixed-precision step): fused multi-tensor Adam over fp32 main params,
   // main grads, m and v (reads 16 B, writes 12 B per param), then the copy of the updated main
@@ -217,7 +232,8 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     B.fp8_overhead_us += m * comm.cost(CollOp::AllReduce, s.tp, dpz, L * 4 * 3 * 4.0);
   }
   B.total_us = B.forward_us + B.backward_us + B.recompute_us + B.tp_us + B.cp_us + B.ep_us +
-               B.bubble_us + B.pp_us + B.dp_us + B.zero3_us + B.optimizer_us + B.fp8_overhead_us;
+               B.bubble_us + B.pp_us + B.dp_us + B.zero3_us + B.optimizer_us + B.fp8_overhead_us +
+               B.comm_sm_us;
   // Metrics.
   const double step_s = B.total_us * 1e-6;
   const int G = s.gpus();

@@ -30,25 +30,16 @@ ordered_json memory_json(const TrainMemory& m) {
 
 ordered_json breakdown_json(const TrainBreakdown& b) {
   auto n = [](double x) { return json_number(x); };
-  return {{"forward_us", n(b.forward_us)},
-          {"backward_us", n(b.backward_us)},
-          {"recompute_us", n(b.recompute_us)},
-          {"compute_us", n(b.compute_us())},
-          {"tp_exposed_us", n(b.tp_us)},
-          {"tp_hidden_us", n(b.tp_hidden_us)},
-          {"cp_exposed_us", n(b.cp_us)},
-          {"cp_hidden_us", n(b.cp_hidden_us)},
-          {"ep_exposed_us", n(b.ep_us)},
-          {"ep_hidden_us", n(b.ep_hidden_us)},
-          {"pp_exposed_us", n(b.pp_us)},
-          {"pp_hidden_us", n(b.pp_hidden_us)},
-          {"dp_exposed_us", n(b.dp_us)},
-          {"dp_hidden_us", n(b.dp_hidden_us)},
-          {"zero3_exposed_us", n(b.zero3_us)},
-          {"zero3_hidden_us", n(b.zero3_hidden_us)},
-          {"bubble_us", n(b.bubble_us)},
-          {"optimizer_us", n(b.optimizer_us)},
-          {"fp8_overhead_us", n(b.fp8_overhead_us)},
+  return {{"forward_us", n(b.forward_us)},     {"backward_us", n(b.backward_us)},
+          {"recompute_us", n(b.recompute_us)}, {"compute_us", n(b.compute_us())},
+          {"tp_exposed_us", n(b.tp_us)},       {"tp_hidden_us", n(b.tp_hidden_us)},
+          {"cp_exposed_us", n(b.cp_us)},       {"cp_hidden_us", n(b.cp_hidden_us)},
+          {"ep_exposed_us", n(b.ep_us)},       {"ep_hidden_us", n(b.ep_hidden_us)},
+          {"pp_exposed_us", n(b.pp_us)},       {"pp_hidden_us", n(b.pp_hidden_us)},
+          {"dp_exposed_us", n(b.dp_us)},       {"dp_hidden_us", n(b.dp_hidden_us)},
+          {"zero3_exposed_us", n(b.zero3_us)}, {"zero3_hidden_us", n(b.zero3_hidden_us)},
+          {"bubble_us", n(b.bubble_us)},       {"optimizer_us", n(b.optimizer_us)},
+          {"comm_sm_us", n(b.comm_sm_us)},     {"fp8_overhead_us", n(b.fp8_overhead_us)},
           {"total_us", n(b.total_us)}};
 }
 
@@ -220,6 +211,7 @@ void print_train(std::ostream& os, const TrainingResult& r) {
     s.add_row({"dp grads / params", ms(x.dp_us), ms(x.dp_hidden_us)});
     s.add_row({"zero-3 gathers", ms(x.zero3_us), ms(x.zero3_hidden_us)});
     s.add_row({"optimizer", ms(x.optimizer_us), "-"});
+    s.add_row({"comm SM share", ms(x.comm_sm_us), "-"});
     s.add_row({"fp8 bookkeeping", ms(x.fp8_overhead_us), "-"});
     s.print(os, "  ");
   }

@@ -294,3 +294,24 @@ TEST_CASE("train step: --moe-dispatcher deepep prices DeepEP's deduplicated disp
   const int moe_layers = m.layers - m.moe.first_dense_layers;
   CHECK(p.breakdown.ep_us == doctest::Approx(moe_layers * 2 * 2 * a2a));
 }
+
+TEST_CASE("train step: overlapped DP collectives take their channels' SMs from compute") {
+  // DDP (ZeRO-0, TP2 x DP4, full recompute to fit) on one hgx-h100-8: the gradient all-reduce
+  // hides behind the backward; while it runs its NCCL kernel holds one SM per channel of the
+  // H100's 132, so the step pays hidden time x channels / 132.
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = load_model("llama-3-8b");
+  TrainRequest q = request(4096, 8);
+  q.gpus = 8;
+  train::Evaluator e(m, *mc.router, q);
+  TrainStrategy s{.tp = 2, .dp = 4, .zero = 0, .micro_batch = 1};
+  s.recompute = Recompute::Full;
+  const TrainPlan p = e.evaluate(s);
+  REQUIRE(p.fits);
+  const double grads = 2 * e.stage_pair(s).first.dense;
+  const int ch = e.comm.channels(CollOp::AllReduce, 2, 4, grads);
+  CHECK(e.gpu.sm_count == 132);
+  CHECK(ch > 0);
+  CHECK(p.breakdown.dp_hidden_us > 0);
+  CHECK(p.breakdown.comm_sm_us == doctest::Approx(p.breakdown.dp_hidden_us * ch / 132.0));
+}
