@@ -29,6 +29,12 @@ TrainPrecision default_train_precision(const ModelSpec& m, bool gpu_has_fp8);
 std::string_view to_string(Recompute r);           // "none", "selective", "full"
 Recompute parse_recompute(std::string_view text);  // UnknownNameError otherwise
 
+struct TrainRequest;
+// --engine for training: megatron (Megatron-LM's defaults: no TP comm overlap) | nemo (NeMo /
+// Megatron-Bridge recipes: TE userbuffers TP comm overlap with SP) | torchtitan (FSDP2, ZeRO-3
+// unless --zero pins another). UnknownNameError otherwise.
+void apply_train_engine(TrainRequest& q, const std::string& engine);
+
 // One training strategy. Ranks are laid out tp (innermost), cp, dp, pp (outermost), Megatron-
 // Core's default order tp-cp-ep-dp-pp; expert layers regroup the same ranks as etp, ep, edp.
 struct TrainStrategy {
@@ -66,6 +72,9 @@ struct TrainRequest {
   // (--moe-token-dispatcher-type flex --moe-enable-deepep): one copy per destination GPU in the
   // server and one per destination server, forwarded over NVLink.
   bool deepep = false;
+  // The training framework whose settings the plan assumes ("megatron" when empty); set by
+  // apply_train_engine, echoed in the JSON request.
+  std::string engine = "megatron";
   bool dropout = false;  // dropout masks stored (GPT-3 recipes); Llama recipes train without
   // Framework reserve (CUDA context, NCCL, allocator fragmentation), bytes per GPU.
   double reserve_bytes = 6e9;

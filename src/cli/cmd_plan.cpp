@@ -29,7 +29,7 @@ struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
   std::string mode = "serve", workload = "steady", fp8_block_gemm = "auto", placement = "tp-pp-dp",
-              max_tp_class, cuda_graphs = "on", nvls = "off", moe_comm = "deepep";
+              max_tp_class, cuda_graphs = "on", nvls, moe_comm, engine;
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
@@ -71,6 +71,25 @@ class ProgressBar {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+// What --engine sets for serving when the flag itself is not given (docs/planner.md, "Engine
+// profiles"). No engine: SGLang's settings, the planner's defaults since issue 14.
+struct EngineDefaults {
+  std::string nvls = "off", moe_comm = "deepep";
+};
+EngineDefaults serving_engine(const std::string& engine) {
+  // SGLang sets NCCL_NVLS_ENABLE=0 unless --enable-nccl-nvls, and runs the attention-DP MoE
+  // all-to-all with --moe-a2a-backend deepep.
+  if (engine.empty() || engine == "sglang") return {};
+  // vLLM leaves NCCL's own default (NVLS on where the hardware has it); its MoE all-to-all
+  // backend differs by version (--all2all-backend): the planner keeps DeepEP's traffic unless
+  // --moe-comm says otherwise.
+  if (engine == "vllm") return {.nvls = "on", .moe_comm = "deepep"};
+  // TensorRT-LLM leaves NCCL's default; its PyTorch backend all-gathers MoE tokens and
+  // reduce-scatters the outputs when the EP size is at most top-k (select_alltoall_method_type).
+  if (engine == "trtllm") return {.nvls = "on", .moe_comm = "allgather"};
+  throw UnknownNameError("engine", engine, {"sglang", "vllm", "trtllm"});
+}
+
 // The request from the flags (shared with `compare`, which plans several designs with it).
 PlanRequest finish_request(PlanArgs& a) {
   a.req.mode = parse_plan_mode(a.mode);
@@ -89,10 +108,12 @@ PlanRequest finish_request(PlanArgs& a) {
   if (a.cuda_graphs != "on" && a.cuda_graphs != "off")
     throw InputError("--cuda-graphs", "", "expected 'on' or 'off', got '" + a.cuda_graphs + "'");
   a.req.cuda_graphs = a.cuda_graphs == "on";
-  if (a.nvls != "on" && a.nvls != "off")
-    throw InputError("--nvls", "", "expected 'on' or 'off', got '" + a.nvls + "'");
-  a.req.nvls = a.nvls == "on";
-  a.req.moe_comm = parse_moe_comm(a.moe_comm);
+  const EngineDefaults d = serving_engine(a.engine);
+  const std::string nvls = a.nvls.empty() ? d.nvls : a.nvls;
+  if (nvls != "on" && nvls != "off")
+    throw InputError("--nvls", "", "expected 'on' or 'off', got '" + nvls + "'");
+  a.req.nvls = nvls == "on";
+  a.req.moe_comm = parse_moe_comm(a.moe_comm.empty() ? d.moe_comm : a.moe_comm);
   return a.req;
 }
 
@@ -101,6 +122,7 @@ int run_plan(PlanArgs& a) {
   if (a.mode == "train") {
     // Training keeps bf16 master weights; --precision picks the GEMM precision instead.
     a.train.precision = a.precision.precision;
+    a.train.engine = a.engine;
     return run_train_plan(load_model(a.model), *setup.router, a.train,
                           {a.tp, a.pp, a.dp, a.ep, a.req.gpus, a.req.top, a.json});
   }
@@ -167,13 +189,16 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a) {
       ->capture_default_str();
   sub.add_option("--nvls", a.nvls,
                  "NCCL NVLink SHARP for the plan's collectives: off (SGLang's default, "
-                 "NCCL_NVLS_ENABLE=0) | on (--enable-nccl-nvls; vLLM and NCCL's own default)")
-      ->capture_default_str();
+                 "NCCL_NVLS_ENABLE=0) | on (--enable-nccl-nvls; vLLM and NCCL's own default); "
+                 "default: the --engine's, else off");
   sub.add_option("--moe-comm", a.moe_comm,
                  "MoE tokens under attention DP with ep = tp: deepep (all-to-all, SGLang "
                  "--moe-a2a-backend deepep) | allgather (all-gather + reduce-scatter: TensorRT-LLM "
-                 "when the EP size is at most top-k)")
-      ->capture_default_str();
+                 "when the EP size is at most top-k); default: the --engine's, else deepep");
+  sub.add_option("--engine", a.engine,
+                 "the engine whose settings the plan assumes where no flag says otherwise: serve "
+                 "sglang (default) | vllm | trtllm; train megatron (default) | nemo | torchtitan "
+                 "(docs/planner.md and docs/training.md, \"Engine profiles\")");
 }
 
 void add_strategy_flags(CLI::App& sub, PlanArgs& a) {

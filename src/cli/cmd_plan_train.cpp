@@ -57,6 +57,7 @@ int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f
   q.train_tokens = f.train_tokens;
   q.tp_comm_overlap = f.tp_comm_overlap;
   q.deepep = f.moe_dispatcher == "deepep";
+  apply_train_engine(q, f.engine);  // after the flags: it only turns settings on
   q.flash_attention = !f.no_flash_attention;
   q.dropout = f.dropout;
   TrainingResult r = plan_training(m, router, q);

@@ -28,6 +28,24 @@ TrainPrecision default_train_precision(const ModelSpec& m, bool gpu_has_fp8) {
                                                              : TrainPrecision::BF16;
 }
 
+void apply_train_engine(TrainRequest& q, const std::string& engine) {
+  if (engine.empty() || engine == "megatron") {
+    q.engine = "megatron";
+  } else if (engine == "nemo") {
+    // NeMo / Megatron-Bridge performance recipes turn on TE userbuffers TP overlap with SP for
+    // TP > 1 (tp_comm_overlap=True in their Llama / GPT-3 recipes).
+    q.engine = engine;
+    q.tp_comm_overlap = true;
+  } else if (engine == "torchtitan") {
+    // torchtitan shards parameters with FSDP2 over the data-parallel ranks by default
+    // (data_parallel_shard_degree -1): ZeRO-3.
+    q.engine = engine;
+    if (!q.zero) q.zero = 3;
+  } else {
+    throw UnknownNameError("engine", engine, {"megatron", "nemo", "torchtitan"});
+  }
+}
+
 std::string_view to_string(Recompute r) {
   switch (r) {
     case Recompute::Selective:

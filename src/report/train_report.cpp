@@ -98,6 +98,7 @@ ordered_json request_json(const TrainRequest& q) {
       {"flash_attention", q.flash_attention},
       {"tp_comm_overlap", q.tp_comm_overlap},
       {"moe_dispatcher", q.deepep ? "deepep" : "alltoall"},
+      {"engine", q.engine},
       {"reserve_bytes", json_number(q.reserve_bytes)}};
 }
 

@@ -38,3 +38,25 @@ topoplan_cli_test(plan_train_seq_inf
 topoplan_cli_test(plan_train_tokens_nan
                   ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --train-tokens nan
                   EXIT 2 EXPECT_STDERR "--train-tokens: must be a finite number >= 0")
+# --engine (issue 26): nemo turns on TE userbuffers TP overlap; torchtitan pins ZeRO-3 (FSDP2);
+# a serving engine name is refused in train mode and a training one in serve mode.
+topoplan_cli_test(plan_train_engine_nemo
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq 4096
+                       --global-batch 32 --tp 2 --top 1 --engine nemo --json
+                  EXPECT_STDOUT "\"tp_comm_overlap\": true,.*\"engine\": \"nemo\"")
+topoplan_cli_test(plan_train_engine_torchtitan
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq 4096
+                       --global-batch 32 --top 1 --engine torchtitan
+                  EXPECT_STDOUT "dp8 zero3 ")
+topoplan_cli_test(plan_train_engine_bad
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --engine sglang
+                  EXIT 2 EXPECT_STDERR "unknown engine 'sglang'; known: megatron, nemo, torchtitan")
+topoplan_cli_test(plan_engine_serving_bad
+                  ARGS plan --topology hgx-h200-8 --engine nemo
+                  EXIT 2 EXPECT_STDERR "unknown engine 'nemo'; known: sglang, vllm, trtllm")
+topoplan_cli_test(plan_engine_trtllm
+                  ARGS plan --topology hgx-h200-8 --tp 8 --batch 64 --engine trtllm --json
+                  EXPECT_STDOUT "\"nvls\": true,\n.*\"moe_comm\": \"allgather\"")
+topoplan_cli_test(plan_engine_trtllm_flag_wins
+                  ARGS plan --topology hgx-h200-8 --tp 8 --batch 64 --engine trtllm --nvls off --json
+                  EXPECT_STDOUT "\"nvls\": false,")
