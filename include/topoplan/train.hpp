@@ -46,6 +46,8 @@ struct TrainStrategy {
   Recompute recompute = Recompute::None;
   int micro_batch = 1;  // sequences per micro-batch (b)
   TrainPrecision precision = TrainPrecision::BF16;
+  // DeepSeek-V3's DualPipe schedule (pp even, vp 1; docs/training.md, "Pipeline schedules").
+  bool dualpipe = false;
   int gpus() const { return tp * cp * pp * dp; }
 };
 std::string describe(const TrainStrategy& s);  // "tp8 sp cp1 pp16 vp2 dp128 zero1 rc:full mb1 bf16"
@@ -72,6 +74,9 @@ struct TrainRequest {
   // (--moe-token-dispatcher-type flex --moe-enable-deepep): one copy per destination GPU in the
   // server and one per destination server, forwarded over NVLink.
   bool deepep = false;
+  // --pp-schedule: false = 1F1B (interleaved when vp > 1, Megatron's); true = DualPipe
+  // (DeepSeek-V3 §3.2.1): only even pp without virtual stages are enumerated.
+  bool dualpipe = false;
   // The training framework whose settings the plan assumes ("megatron" when empty); set by
   // apply_train_engine, echoed in the JSON request.
   std::string engine = "megatron";

@@ -28,6 +28,10 @@ void add_train_flags(CLI::App& sub, TrainFlags& f) {
                  "train: MoE token dispatcher, alltoall (Megatron-Core default) | deepep (flex "
                  "dispatcher with DeepEP: one copy per destination GPU / server)")
       ->check(CLI::IsMember({"alltoall", "deepep"}));
+  sub.add_option("--pp-schedule", f.pp_schedule,
+                 "train: 1f1b (Megatron's; interleaved with --vp > 1) | dualpipe (DeepSeek-V3: "
+                 "bidirectional, EP all-to-all overlapped, even pp, no vp)")
+      ->check(CLI::IsMember({"1f1b", "dualpipe"}));
   sub.add_flag("--no-flash-attention", f.no_flash_attention,
                "train: unfused attention (stores the s^2 softmax activations)");
   sub.add_flag("--dropout", f.dropout, "train: dropout masks stored (GPT-3 recipes)");
@@ -57,6 +61,7 @@ int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f
   q.train_tokens = f.train_tokens;
   q.tp_comm_overlap = f.tp_comm_overlap;
   q.deepep = f.moe_dispatcher == "deepep";
+  q.dualpipe = f.pp_schedule == "dualpipe";
   apply_train_engine(q, f.engine);  // after the flags: it only turns settings on
   q.flash_attention = !f.no_flash_attention;
   q.dropout = f.dropout;

@@ -68,6 +68,7 @@ std::string describe(const TrainStrategy& s) {
   std::string d = "tp" + std::to_string(s.tp) + (s.sp ? " sp" : "") + " cp" + std::to_string(s.cp) +
                   " pp" + std::to_string(s.pp);
   if (s.vp > 1) d += " vp" + std::to_string(s.vp);
+  if (s.dualpipe) d += " dualpipe";
   d += " dp" + std::to_string(s.dp);
   if (s.ep > 1) d += " ep" + std::to_string(s.ep) + " etp" + std::to_string(s.etp);
   d += " zero" + std::to_string(s.zero) + " rc:" + std::string(to_string(s.recompute)) + " mb" +

@@ -73,6 +73,8 @@ double train_activation_bytes_per_layer(const ModelSpec& m, const TrainStrategy&
 double train_in_flight(const TrainStrategy& s, int micro_batches) {
   double m = micro_batches;
   if (s.pp == 1) return 1;
+  // DualPipe holds pp + 1 micro-batches' activations (DeepSeek-V3 Table 2).
+  if (s.dualpipe) return std::min<double>(s.pp + 1, m);
   if (s.vp <= 1) return std::min<double>(s.pp, m);
   // Interleaved 1F1B: (pp − 1)·2 + (vp − 1)·pp + 1 warm-up chunks of L/(pp·vp) layers each.
   return std::min(s.pp + (s.pp - 1.0) / s.vp, m);
@@ -98,6 +100,9 @@ TrainMemory memory_from(const ModelSpec& m, const TrainStrategy& s, const TrainR
     if (s.precision == TrainPrecision::FP8) r.weights_bytes += 2 * p.gemm / w_div_d;
     double g_div_d = s.zero >= 2 ? dpz : 1, g_div_e = s.zero >= 2 ? edp : 1;
     r.grads_bytes = 2 * (p.dense / g_div_d + p.expert / g_div_e);
+    // DualPipe keeps two copies of the model's parameters (each GPU holds a stage of both
+    // directions, DeepSeek-V3 §3.2.1): twice the weights and gradients; one optimizer state.
+    if (s.dualpipe) r.weights_bytes *= 2, r.grads_bytes *= 2;
     double o_div_d = s.zero >= 1 ? dpz : 1, o_div_e = s.zero >= 1 ? edp : 1;
     r.optimizer_bytes = 12 * (p.dense / o_div_d + p.expert / o_div_e);
     // Activations: the first stage's layers for every in-flight micro-batch; the last stage's

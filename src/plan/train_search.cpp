@@ -80,6 +80,7 @@ void enumerate(const Evaluator& e, F&& visit) {
         if (q.vp) vps = {*q.vp};
         for (int vp : vps) {
           if (vp > 1 && pp == 1) continue;
+          if (q.dualpipe && (vp > 1 || pp % 2 != 0)) continue;
           for (int b = 1; b <= q.global_batch / dp; b *= 2) {
             if (pinned_out(q.micro_batch, b)) continue;
             for (auto [ep, etp] : eps)
@@ -102,7 +103,8 @@ void enumerate(const Evaluator& e, F&& visit) {
                                           .zero = z,
                                           .recompute = rc,
                                           .micro_batch = b,
-                                          .precision = pr});
+                                          .precision = pr,
+                                          .dualpipe = q.dualpipe && pp > 1});
                     }
                   }
                 }

@@ -16,6 +16,7 @@ struct StageMb {
   double fwd = 0, bwd = 0, rc = 0;  // compute
   double tp = 0, tp_hidden = 0, cp = 0, cp_hidden = 0, ep = 0, ep_hidden = 0;
   double layer_fwd = 0, layer_bwd = 0;  // one decoder layer (ZeRO-3 overlap window)
+  double wgrad = 0;                     // weight-gradient GEMMs (half the GEMM backward)
   double total() const { return fwd + bwd + rc + tp + cp + ep; }
 };
 
@@ -77,6 +78,7 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
     r.bwd += n * t.bwd;
     if (full) r.rc += n * t.fwd;
     if (s.recompute == Recompute::Selective) r.rc += n * t.attn_fwd;
+    r.wgrad += n * 0.5 * kGemmBackward * t.gemm_fwd;
     r.layer_fwd = std::max(r.layer_fwd, t.fwd);
     r.layer_bwd = std::max(r.layer_bwd, t.bwd);
     double tp = (fwd_passes + 1) * tp_pass;
@@ -130,7 +132,8 @@ double Evaluator::lower_bound_us(const TrainStrategy& s) const {
     return t;
   };
   double t_mb = std::max(compute(first, true, s.pp == 1), compute(last, s.pp == 1, true));
-  return t_mb * (m + (s.pp - 1.0) / s.vp);
+  // DualPipe's bubble is below 1F1B's (pp − 1)·t_mb: the bound keeps none of it.
+  return t_mb * (m + (s.dualpipe ? 0.0 : (s.pp - 1.0) / s.vp));
 }
 
 TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
@@ -155,6 +158,19 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   B.cp_us = m * crit.cp, B.cp_hidden_us = m * crit.cp_hidden;
   B.ep_us = m * crit.ep;
   B.bubble_us = pipeline_bubble_fraction(s.pp, s.vp, m) * m * crit.total();
+  if (s.dualpipe) {
+    // DualPipe (DeepSeek-V3 §3.2.1, Table 2): bubble (pp/2 − 1)(F&B + B − 3W), F&B the
+    // overlapped forward + backward of two micro-batches (F + B), W the weight-gradient part of
+    // B; the EP all-to-all of one direction hides behind the other's compute, on the SMs left
+    // to it: DeepSeek-V3 §3.2.2 gives 20 SMs of the H800's 132 to communication.
+    const double F = crit.fwd + crit.rc, Bw = crit.bwd;
+    B.bubble_us = (s.pp / 2.0 - 1) * std::max(0.0, F + Bw + Bw - 3 * crit.wgrad);
+    const double hidden = hidden_part(B.ep_us, B.forward_us + B.backward_us + B.recompute_us);
+    const double sms = gpu.sm_count > 0 ? gpu.sm_count : 132.0;
+    B.ep_us -= hidden;
+    B.ep_hidden_us += hidden;
+    B.comm_sm_us += hidden * std::min(1.0, kDualPipeCommSms / sms);
+  }
   // PP send/recv of T·h bf16 (1/tp of it with SP) per micro-batch and chunk boundary, both ways.
   if (s.pp > 1) {
     double bytes = req.seq / s.cp * s.micro_batch * bf16.hidden * 2 / (s.sp ? s.tp : 1);

@@ -99,6 +99,7 @@ ordered_json request_json(const TrainRequest& q) {
       {"tp_comm_overlap", q.tp_comm_overlap},
       {"moe_dispatcher", q.deepep ? "deepep" : "alltoall"},
       {"engine", q.engine},
+      {"pp_schedule", q.dualpipe ? "dualpipe" : "1f1b"},
       {"reserve_bytes", json_number(q.reserve_bytes)}};
 }
 

@@ -315,3 +315,55 @@ TEST_CASE("train step: overlapped DP collectives take their channels' SMs from c
   CHECK(p.breakdown.dp_hidden_us > 0);
   CHECK(p.breakdown.comm_sm_us == doctest::Approx(p.breakdown.dp_hidden_us * ch / 132.0));
 }
+
+TEST_CASE("train step: DualPipe bubble, two parameter copies, EP all-to-all hidden on 20 SMs") {
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = load_model("llama-3-8b");
+  TrainRequest q = request(4096, 16);
+  q.gpus = 8;
+  train::Evaluator e(m, *mc.router, q);
+  TrainStrategy s{.tp = 2, .pp = 4, .zero = 1, .micro_batch = 1};
+  s.recompute = Recompute::Full;
+  const TrainPlan one = e.evaluate(s);
+  s.dualpipe = true;
+  const TrainPlan two = e.evaluate(s);
+  REQUIRE(one.fits);
+  REQUIRE(two.fits);
+  // Two copies of the stage's parameters: weights and gradients double, the optimizer does not.
+  CHECK(two.memory.weights_bytes == doctest::Approx(2 * one.memory.weights_bytes));
+  CHECK(two.memory.grads_bytes == doctest::Approx(2 * one.memory.grads_bytes));
+  CHECK(two.memory.optimizer_bytes == doctest::Approx(one.memory.optimizer_bytes));
+  // pp + 1 micro-batches in flight on the first stage (1F1B: pp), capped by m.
+  CHECK(train_in_flight(s, 16) == doctest::Approx(5));
+  CHECK(train_in_flight(s, 3) == doctest::Approx(3));
+  TrainStrategy plain = s;
+  plain.dualpipe = false;
+  CHECK(train_in_flight(plain, 16) == doctest::Approx(4));
+  // Bubble (pp/2 - 1)(F + 2B - 3W) against 1F1B's (pp - 1)(F + B + comm): far below at pp 4.
+  CHECK(two.breakdown.bubble_us > 0);
+  CHECK(two.breakdown.bubble_us < 0.5 * one.breakdown.bubble_us);
+  // pp 2: (2/2 - 1) = 0, no bubble at all.
+  s.pp = 2;
+  CHECK(e.evaluate(s).breakdown.bubble_us == doctest::Approx(0));
+}
+
+TEST_CASE("train step: DualPipe hides the EP all-to-all and charges 20 of 132 SMs for it") {
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = test::tiny_moe();
+  TrainRequest q = request(256, 8);
+  q.gpus = 8;
+  train::Evaluator e(m, *mc.router, q);
+  TrainStrategy s{.pp = 2, .dp = 4, .ep = 4, .zero = 1, .micro_batch = 1};
+  const TrainPlan one = e.evaluate(s);
+  s.dualpipe = true;
+  const TrainPlan two = e.evaluate(s);
+  REQUIRE(one.fits);
+  REQUIRE(two.fits);
+  const TrainBreakdown &a = one.breakdown, &b = two.breakdown;
+  REQUIRE(a.ep_us > 0);
+  const double window = b.forward_us + b.backward_us + b.recompute_us;
+  const double hidden = std::min(a.ep_us, window);
+  CHECK(b.ep_hidden_us == doctest::Approx(hidden));
+  CHECK(b.ep_us == doctest::Approx(a.ep_us - hidden));
+  CHECK(b.comm_sm_us - a.comm_sm_us == doctest::Approx(hidden * 20.0 / 132));
+}
