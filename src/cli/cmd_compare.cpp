@@ -57,6 +57,9 @@ void add_compare_command(CLI::App& app, Action& action) {
   sub->add_option("--chart", a->chart, "grouped bars per design (.svg, .png, .pdf)");
   sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/report.md)");
+  add_example(*sub,
+              "topoplan compare --model deepseek-r1 --topology hgx-h20-8:nodes=2 "
+              "--topology hgx-h200-8 --tpot-max 50");
   sub->callback([&action, a] { action = [a] { return run_compare(*a); }; });
 }
 

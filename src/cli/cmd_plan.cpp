@@ -153,9 +153,11 @@ int run_plan(PlanArgs& a) {
   return out.status == "ok" ? 0 : kExitNoPlan;
 }
 
-void add_workload_flags(CLI::App& sub, PlanArgs& a) {
+void add_workload_flags(CLI::App& sub, PlanArgs& a, bool with_train = false) {
   PlanRequest& r = a.req;
-  sub.add_option("--mode", a.mode, "serve | prefill | decode | train")->capture_default_str();
+  sub.add_option("--mode", a.mode,
+                 with_train ? "serve | prefill | decode | train" : "serve | prefill | decode")
+      ->capture_default_str();
   sub.add_option("--batch", r.batch,
                  "concurrent sequences over all replicas (default: serve searches, else 1)");
   sub.add_option("--prompt", r.prompt, "input tokens per request")->capture_default_str();
@@ -237,8 +239,8 @@ void add_plan_command(CLI::App& app, Action& action) {
   sub->add_option("--topology", a->topo.topology, "built-in topology name or JSON file")
       ->capture_default_str();
   add_cluster_flags(*sub, a->topo);
-  add_precision_flags(*sub, a->precision);
-  add_workload_flags(*sub, *a);
+  add_precision_flags(*sub, a->precision, /*with_train=*/true);
+  add_workload_flags(*sub, *a, /*with_train=*/true);
   add_strategy_flags(*sub, *a);
   add_train_flags(*sub, a->train);
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");

@@ -50,6 +50,7 @@ void add_topo_render_subcommand(CLI::App& topo, Action& action) {
   sub->add_option("--plan", a->plan, "overlay the best plan of this `plan --json` output");
   sub->add_option("--color-by", a->color_by, "with --plan: fill GPUs by tp | pp | ep | dp group")
       ->capture_default_str();
+  add_example(*sub, "topoplan topo render hgx-h100-8 -o hgx-h100-8.svg");
   sub->callback([&action, a] { action = [a] { return run_render(*a); }; });
 }
 

@@ -74,6 +74,9 @@ void add_topo_import_subcommands(CLI::App& topo, Action& action) {
                   "GPU model of every GPU (catalog name or alias, e.g. H100 or 'NVIDIA H20')");
   imp->add_option("--nic", args->options.nic_model, "NIC model of every NIC (e.g. ConnectX-7)");
   imp->add_option("--name", args->options.name, "topology name (default: the file name)");
+  add_example(*imp,
+              "topoplan topo import nccl-xml topologies/samples/nccl-xml/hgx-h100-8.xml "
+              "-o my-server.json");
   imp->callback([&action, args] { action = [args] { return run_import(*args); }; });
 
   CLI::App* exp = topo.add_subcommand("export", "write a topology as NCCL topology XML");
@@ -82,6 +85,7 @@ void add_topo_import_subcommands(CLI::App& topo, Action& action) {
       ->check(CLI::IsMember({"nccl-xml"}));
   exp->add_option("TOPO", args->topo.topology, "built-in topology name or JSON file")->required();
   exp->add_option("-o,--output", args->output, "XML file to write (default: stdout)");
+  add_example(*exp, "topoplan topo export nccl-xml hgx-h100-8 -o hgx-h100-8.xml");
   exp->callback([&action, args] { action = [args] { return run_export(*args); }; });
 }
 

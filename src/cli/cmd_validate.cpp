@@ -133,6 +133,9 @@ void add_validate_command(CLI::App& app, Action& action) {
   v->add_flag("--in-place", a->in_place, "compare the in-place columns (default out-of-place)");
   v->add_flag("--json", a->json, "print JSON");
   add_probe_options(*v, a->probe);
+  add_example(*v,
+              "topoplan validate --topology hgx-h100-8 --nccl-tests "
+              "topologies/samples/nccl-tests/h100-8-all_reduce_ring.log --algo ring");
   v->callback([&action, a] { action = [a] { return run_validate(*a); }; });
   auto c = std::make_shared<ValidateArgs>();
   CLI::App* cal =
@@ -141,6 +144,9 @@ void add_validate_command(CLI::App& app, Action& action) {
                   "topoplan-probe results: their NCCL runs are fitted like nccl-tests logs")
       ->expected(1, -1);
   cal->add_option("-o,--output", c->output, "calibration file to write (default: stdout)");
+  add_example(*cal,
+              "topoplan calibrate --topology hgx-h100-8 --nccl-tests "
+              "topologies/samples/nccl-tests/h100-8-all_reduce_ring.log --algo ring -o h100.json");
   cal->callback([&action, c] { action = [c] { return run_calibrate(*c); }; });
 }
 

@@ -13,7 +13,9 @@ struct PrecisionOptions {
   std::string kv_dtype;   // empty: the model's KV dtype
 };
 
-void add_precision_flags(CLI::App& cmd, PrecisionOptions& o);
+// `with_train`: the command also plans training (`plan`), so the help says what --precision
+// means there.
+void add_precision_flags(CLI::App& cmd, PrecisionOptions& o, bool with_train = false);
 // load_model(name) with the precision flags applied.
 ModelSpec load_model_with(const std::string& name, const PrecisionOptions& o);
 

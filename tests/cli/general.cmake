@@ -62,3 +62,19 @@ foreach(cmd "" plan topo "topo list" "topo show" "topo paths" "topo validate" "t
   topoplan_cli_test(${cmd_name} ARGS ${cmd_args} --help
                     EXPECT_STDOUT "Example:\n  topoplan [^\n]+\n$")
 endforeach()
+# Every subcommand's --help example names that subcommand and runs (issue 28).
+foreach(cmd "plan" "compare" "collective" "validate" "calibrate" "topo list" "topo gpus"
+            "topo show" "topo paths" "topo validate" "topo import" "topo export" "topo render"
+            "model list" "model show" "model roofline")
+  string(REPLACE " " "_" id "${cmd}")
+  add_test(NAME cli_help_example_runs_${id}
+           COMMAND ${CMAKE_COMMAND} -DTOPOPLAN=$<TARGET_FILE:topoplan_cli>
+                   -DSOURCE=${PROJECT_SOURCE_DIR}
+                   -DWORK=${CMAKE_CURRENT_BINARY_DIR}/help_example_runs_${id} "-DCOMMAND=${cmd}"
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/help_examples.cmake)
+endforeach()
+# compare plans serving only: its --mode does not offer train; model show has no training mode.
+topoplan_cli_test(compare_help_modes ARGS compare --help
+                  EXPECT_STDOUT "--mode TEXT=serve +serve \\| prefill \\| decode\n")
+topoplan_cli_test(model_show_help_precision ARGS model show --help
+                  EXPECT_STDOUT "int4 \\(AWQ/GPTQ g128\\); default: the model's own\n")
