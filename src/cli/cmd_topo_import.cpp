@@ -19,6 +19,7 @@ struct ImportArgs {
   std::string output;  // empty: stdout
   ImportOptions options;
   TopologyOptions topo;  // export
+  int nodes = 1;         // export: refused above 1 (NCCL's XML is one server's)
 };
 
 // stdin has the same 256 MiB bound as a file (`yes | topoplan topo import nvidia-smi -` ends).
@@ -55,6 +56,11 @@ int run_import(const ImportArgs& a) {
 }
 
 int run_export(const ImportArgs& a) {
+  if (a.nodes != 1)
+    throw InputError("--nodes", "",
+                     "NCCL's topology XML describes one server (each node reads its own "
+                     "NCCL_TOPO_FILE): export the server, `topoplan topo export nccl-xml " +
+                         a.topo.topology + "`, and give every node that file");
   write_output(a.output, export_nccl_topology_xml(load_topology(a.topo)));
   return 0;
 }
@@ -85,6 +91,8 @@ void add_topo_import_subcommands(CLI::App& topo, Action& action) {
       ->check(CLI::IsMember({"nccl-xml"}));
   exp->add_option("TOPO", args->topo.topology, "built-in topology name or JSON file")->required();
   exp->add_option("-o,--output", args->output, "XML file to write (default: stdout)");
+  exp->add_option("--nodes", args->nodes,
+                  "servers: NCCL's XML is one server's, so only 1 (the default) is accepted");
   add_example(*exp, "topoplan topo export nccl-xml hgx-h100-8 -o hgx-h100-8.xml");
   exp->callback([&action, args] { action = [args] { return run_export(*args); }; });
 }

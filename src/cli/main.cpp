@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/field_flags.hpp"
+#include "cli/suggest.hpp"
 #include "topoplan/error.hpp"
 
 int main(int argc, char** argv) {
@@ -23,6 +24,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);  // prints help or the parse error
+    if (rc != 0) {
+      std::string hint = topoplan::cli::suggest(app, argc, argv);
+      if (!hint.empty()) std::cerr << hint << "\n";
+    }
     return rc == 0 ? 0 : 2;
   }
   try {

@@ -78,3 +78,14 @@ topoplan_cli_test(compare_help_modes ARGS compare --help
                   EXPECT_STDOUT "--mode TEXT=serve +serve \\| prefill \\| decode\n")
 topoplan_cli_test(model_show_help_precision ARGS model show --help
                   EXPECT_STDOUT "int4 \\(AWQ/GPTQ g128\\); default: the model's own\n")
+# Mistyped flags and subcommands get the closest name (issue 28).
+topoplan_cli_test(typo_flag ARGS plan --topolgy hgx-h100-8
+                  EXIT 2 EXPECT_STDERR "did you mean --topology\\?")
+topoplan_cli_test(typo_subcommand ARGS plna EXIT 2 EXPECT_STDERR "did you mean plan\\?")
+topoplan_cli_test(typo_nested_subcommand ARGS topo shwo hgx-h100-8
+                  EXIT 2 EXPECT_STDERR "did you mean show\\?")
+topoplan_cli_test(typo_train_flag ARGS plan --mode train --globl-batch 8
+                  EXIT 2 EXPECT_STDERR "did you mean --global-batch\\?")
+# NCCL's topology XML is one server's: --nodes above 1 is refused with the reason (issue 28).
+topoplan_cli_test(topo_export_nodes ARGS topo export nccl-xml hgx-h100-8 --nodes 2
+                  EXIT 2 EXPECT_STDERR "--nodes: NCCL's topology XML describes one server")

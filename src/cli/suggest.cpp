@@ -1,0 +1,75 @@
+#include "cli/suggest.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace topoplan::cli {
+
+int edit_distance(const std::string& a, const std::string& b) {
+  std::vector<int> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    int diag = row[0];
+    row[0] = static_cast<int>(i);
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      int up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+namespace {
+
+// The closest candidate within a third of the word's length (at least 2 edits, so that a
+// swapped pair of letters is found, at most 3).
+std::string closest(const std::string& word, const std::vector<std::string>& names) {
+  const int limit = std::clamp(static_cast<int>(word.size()) / 3, 2, 3);
+  std::string best;
+  int best_d = limit + 1;
+  for (const std::string& n : names) {
+    int d = edit_distance(word, n);
+    if (d < best_d) best_d = d, best = n;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::string suggest(const CLI::App& app, int argc, const char* const* argv) {
+  const CLI::App* cur = &app;
+  for (int i = 1; i < argc; ++i) {
+    const std::string tok = argv[i];
+    if (tok.rfind("--", 0) == 0) {
+      const std::string flag = tok.substr(0, tok.find('='));
+      std::vector<std::string> names;
+      for (const CLI::Option* o : cur->get_options())
+        for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+      if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
+      std::string best = closest(flag, names);
+      if (!best.empty()) return "did you mean " + best + "?";
+      continue;
+    }
+    if (tok.rfind('-', 0) == 0) continue;
+    std::vector<std::string> subs;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* s : cur->get_subcommands([](const CLI::App*) { return true; })) {
+      subs.push_back(s->get_name());
+      if (s->get_name() == tok) next = s;
+    }
+    if (next) {
+      cur = next;
+      continue;
+    }
+    // A word where a subcommand is expected (a command with subcommands and no positionals).
+    if (!subs.empty() &&
+        cur->get_options([](const CLI::Option* o) { return o->get_positional(); }).empty()) {
+      std::string best = closest(tok, subs);
+      if (!best.empty()) return "did you mean " + best + "?";
+    }
+  }
+  return "";
+}
+
+}  // namespace topoplan::cli

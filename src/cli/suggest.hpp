@@ -1,0 +1,18 @@
+// "Did you mean" for mistyped flags and subcommands (issue 28): the closest name the command
+// line's own subcommand knows, by edit distance.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace topoplan::cli {
+
+// Levenshtein distance (insertions, deletions, substitutions, each 1).
+int edit_distance(const std::string& a, const std::string& b);
+
+// A hint for a command line that failed to parse: "did you mean --topology?" for `--topolgy`
+// under `plan`, "did you mean plan?" for `plna`; "" when nothing is close.
+std::string suggest(const CLI::App& app, int argc, const char* const* argv);
+
+}  // namespace topoplan::cli
