@@ -27,6 +27,8 @@ struct CollectiveReport {
   std::string dtype = "fp32";
   double element_bytes = 4;
   std::vector<CollectiveCost> results;  // one per message size
+  // --algo all: every algorithm/protocol that can run, at every size (JSON "alternatives").
+  std::vector<CollectiveCost> alternatives;
 };
 
 // The per-layer cost section of `model show`: one decode step and one prefill, on one shard.

@@ -171,7 +171,8 @@ std::vector<int> pick_ranks(const Topology& t, const CollectiveArgs& a, CollOp o
 int run(const CollectiveArgs& a) {
   const CollOp op = parse_coll_op(a.op);
   CollectiveOptions o;
-  // --algo all: the table shows NCCL's choice, the chart one series per algorithm/protocol.
+  // --algo all: the table shows NCCL's choice, then every algorithm/protocol (the chart: one
+  // series each).
   const bool all = a.algo == "all";
   o.algorithm = parse_algorithm(all ? "auto" : a.algo);
   o.protocol = parse_protocol(a.proto);
@@ -194,26 +195,30 @@ int run(const CollectiveArgs& a) {
   for (int d : ranks) r.ranks.push_back(t.device(d).id), nodes.insert(t.device(d).node);
   r.nodes = static_cast<int>(nodes.size());
   for (double s : sizes) r.results.push_back(model.cost(op, ranks, s, o));
+  // --algo all: every (algorithm, protocol) that can run this op on these ranks, per size.
+  std::vector<report::CollectiveSeries> series;
+  if (!all) series.emplace_back(a.algo + "/" + a.proto, r.results);
+  for (Algorithm alg : {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::NvlsTree,
+                        Algorithm::CollNet, Algorithm::Direct})
+    for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
+      if (!all) continue;
+      CollectiveOptions fixed = o;
+      fixed.algorithm = alg;
+      fixed.protocol = p;
+      std::vector<CollectiveCost> costs;
+      try {
+        for (double s : sizes) costs.push_back(model.cost(op, ranks, s, fixed));
+      } catch (const Error&) {
+        continue;  // not available for this op/topology (NVLS without NVSwitch, ...)
+      }
+      if (!costs.empty() && costs.front().algorithm == alg && costs.front().protocol == p)
+        series.emplace_back(std::string(to_string(alg)) + "/" + std::string(to_string(p)), costs);
+    }
+  if (all)
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      for (const report::CollectiveSeries& x : series) r.alternatives.push_back(x.second[i]);
   report::print_collective(std::cout, r, a.json);
   if (!a.chart.empty()) {
-    std::vector<report::CollectiveSeries> series;
-    if (!all) series.emplace_back(a.algo + "/" + a.proto, r.results);
-    for (Algorithm alg : {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::NvlsTree,
-                          Algorithm::CollNet, Algorithm::Direct})
-      for (Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
-        if (!all) break;
-        CollectiveOptions fixed = o;
-        fixed.algorithm = alg;
-        fixed.protocol = p;
-        std::vector<CollectiveCost> costs;
-        try {
-          for (double s : sizes) costs.push_back(model.cost(op, ranks, s, fixed));
-        } catch (const Error&) {
-          continue;  // not available for this op/topology (NVLS without NVSwitch, ...)
-        }
-        if (!costs.empty() && costs.front().algorithm == alg && costs.front().protocol == p)
-          series.emplace_back(std::string(to_string(alg)) + "/" + std::string(to_string(p)), costs);
-      }
     report::write_collective_chart(std::string(to_string(op)) + " on " + t.name + ", " +
                                        std::to_string(ranks.size()) + " GPUs",
                                    series, a.chart);
@@ -244,8 +249,9 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("--size", args->size, "message size, e.g. 512MiB, 8G, 1e6 (nccl-tests sizes)");
   sub->add_option("--sweep", args->sweep, "MIN:MAX[:FACTOR] size sweep (factor 2 by default)");
   sub->add_option("--algo", args->algo,
-                  "auto | ring | tree | nvls | nvlstree | collnet | direct | all (with --chart: "
-                  "one series per algorithm/protocol)");
+                  "auto | ring | tree | nvls | nvlstree | collnet | direct | all (every "
+                  "algorithm/protocol that can run, after the automatic choice; with --chart one "
+                  "series each)");
   sub->add_option("--chart", args->chart, "busbw and time vs size chart (.svg, .png, .pdf)");
   sub->add_option("--proto", args->proto, "auto | LL | LL128 | Simple");
   sub->add_option("--dtype", args->dtype, "element type for the count column (default fp32)");

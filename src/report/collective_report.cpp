@@ -53,6 +53,16 @@ void print_json(std::ostream& os, const CollectiveReport& r) {
       {"dtype", r.dtype},
       {"busbw_factor", json_number(busbw_factor(r.op, static_cast<int>(r.ranks.size())))},
       {"results", results}};
+  if (!r.alternatives.empty()) {
+    ordered_json alt = ordered_json::array();
+    for (const CollectiveCost& c : r.alternatives)
+      alt.push_back({{"size_bytes", static_cast<std::int64_t>(std::llround(c.size_bytes))},
+                     {"algorithm", std::string(to_string(c.algorithm))},
+                     {"protocol", std::string(to_string(c.protocol))},
+                     {"time_us", json_number(c.time_us)},
+                     {"busbw_GBps", json_number(c.busbw_GBps)}});
+    j["alternatives"] = alt;
+  }
   os << j.dump(2) << "\n";
 }
 }  // namespace
@@ -72,6 +82,20 @@ void print_collective(std::ostream& os, const CollectiveReport& r, bool json) {
                std::string(to_string(c.algorithm)) + "/" + std::string(to_string(c.protocol)),
                bottleneck_cell(c.bottleneck)});
   t.print(os);
+  if (r.alternatives.empty()) return;
+  os << "\n# every algorithm/protocol that can run (--algo all); * = the automatic choice\n";
+  Table a({"size", "algo/proto", "time(us)", "busbw(GB/s)", ""},
+          {Align::Right, Align::Left, Align::Right, Align::Right, Align::Left});
+  for (const CollectiveCost& c : r.alternatives) {
+    bool chosen = false;
+    for (const CollectiveCost& x : r.results)
+      chosen = chosen || (x.size_bytes == c.size_bytes && x.algorithm == c.algorithm &&
+                          x.protocol == c.protocol);
+    a.add_row({fmt("%.0f", c.size_bytes),
+               std::string(to_string(c.algorithm)) + "/" + std::string(to_string(c.protocol)),
+               fmt("%.2f", c.time_us), fmt("%.2f", c.busbw_GBps), chosen ? "*" : ""});
+  }
+  a.print(os);
 }
 
 }  // namespace topoplan::report

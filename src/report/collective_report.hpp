@@ -2,7 +2,9 @@
 // {"op", "topology", "ranks" (count), "devices" (ids in rank order), "nodes", "dtype",
 // "busbw_factor", "results": [{"size_bytes", "count", "time_us", "latency_us", "algbw_GBps",
 // "busbw_GBps", "algorithm", "protocol", "channels", "bottleneck": {"from", "to", "type", "kind",
-// "load_bytes", "achieved_GBps", "utilisation"} or null}]} (docs/collective-model.md).
+// "load_bytes", "achieved_GBps", "utilisation"} or null}]}, and with --algo all
+// "alternatives": [{"size_bytes", "algorithm", "protocol", "time_us", "busbw_GBps"}]
+// (docs/collective-model.md).
 #pragma once
 
 #include <ostream>

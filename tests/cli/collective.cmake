@@ -64,3 +64,11 @@ topoplan_cli_test(collective_ranks_brackets_unknown
                   ARGS collective all-reduce --topology hgx-h100-8 --nodes 2 --ranks n[0-3]/gpu0
                        --size 1G
                   EXIT 2 EXPECT_STDERR "n2/gpu0")
+# --algo all without --chart: the automatic choice, then every algorithm/protocol, the choice
+# marked (issue 28).
+topoplan_cli_test(collective_algo_all_table
+                  ARGS collective all-reduce --topology hgx-h100-8 --size 1GiB --algo all
+                  EXPECT_STDOUT "every algorithm/protocol.*ring/Simple.*tree/LL.*nvls/Simple +[0-9.]+ +[0-9.]+ +\\*")
+topoplan_cli_test(collective_algo_all_json
+                  ARGS collective all-reduce --topology hgx-h100-8 --size 1MiB --algo all --json
+                  EXPECT_STDOUT "\"alternatives\": \\[\n    {\n      \"size_bytes\": 1048576,\n      \"algorithm\": \"ring\"")
