@@ -75,9 +75,14 @@ std::string_view to_string(Protocol p) {
 }
 
 CollOp parse_coll_op(std::string_view text) {
-  if (fold(text) == "sendrecv" || fold(text) == "p2p") return CollOp::SendRecv;
-  if (fold(text) == "alltoallv") return CollOp::AllToAll;
-  return value_of(kCollOpNames, text, "collective", folded_equal);
+  std::string f = fold(text);
+  // nccl-tests binary names: all_reduce_perf, alltoall_perf, sendrecv_perf, ...
+  if (f.size() > 4 && f.ends_with("perf")) f.resize(f.size() - 4);
+  if (f == "sendrecv" || f == "p2p") return CollOp::SendRecv;
+  if (f == "alltoallv") return CollOp::AllToAll;
+  for (const auto& e : kCollOpNames)
+    if (fold(e.second) == f) return e.first;
+  return value_of(kCollOpNames, text, "collective", folded_equal);  // the error, with hints
 }
 
 Algorithm parse_algorithm(std::string_view text) {

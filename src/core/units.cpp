@@ -49,6 +49,14 @@ struct UnitScale {
 }  // namespace
 
 double parse_bytes(std::string_view text, std::string_view what) {
+  // A lower-case b after a prefix ("1Gb", "512Mb") reads as bits in networking: refuse it rather
+  // than guess (issue 28).
+  if (text.size() >= 2 && text.back() == 'b' &&
+      std::isalpha(static_cast<unsigned char>(text[text.size() - 2])))
+    throw InputError(std::string(what), "",
+                     "'" + std::string(text) +
+                         "': a lower-case b means bits; write bytes as GB (10^9), GiB or G "
+                         "(2^30, as nccl-tests reads it)");
   auto [v, suf] = split(text, what);
   static const UnitScale table[] = {
       {"", 1},       {"b", 1},      {"k", kKiB},   {"m", kMiB},   {"g", kGiB},  {"t", kTiB},

@@ -17,6 +17,13 @@ TEST_CASE("parse_bytes: binary and decimal suffixes") {
   CHECK_THROWS_AS(parse_bytes("12 parsecs"), InputError);
   CHECK_THROWS_AS(parse_bytes("abc"), InputError);
   CHECK_THROWS_AS(parse_bytes("-5"), InputError);
+  // A lower-case b after a prefix reads as bits: refused, naming the spellings that mean bytes.
+  CHECK_THROWS_WITH_AS(parse_bytes("1Gb"), doctest::Contains("lower-case b means bits"),
+                       InputError);
+  CHECK_THROWS_AS(parse_bytes("512Mb"), InputError);
+  CHECK_THROWS_AS(parse_bytes("1Gib"), InputError);
+  CHECK(parse_bytes("1GB") == 1e9);
+  CHECK(parse_bytes("100b") == 100.0);  // a bare b is bytes (no prefix to be bits of)
 }
 
 TEST_CASE("parse_bandwidth_GBps: bytes vs bits") {
