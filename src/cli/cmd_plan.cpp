@@ -120,6 +120,15 @@ PlanRequest finish_request(PlanArgs& a) {
 int run_plan(PlanArgs& a) {
   const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
   if (a.mode == "train") {
+    // The report pages, Pareto chart and placement drawing are the serving plan's; say so rather
+    // than exit 0 without the file (issue 28).
+    for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--html", &a.html},
+                                      {"--chart", &a.chart},
+                                      {"--render", &a.render}})
+      if (!value->empty())
+        throw InputError(flag, "",
+                         "not available with --mode train (serving plans only); use --json "
+                         "for the training plan");
     // Training keeps bf16 master weights; --precision picks the GEMM precision instead.
     a.train.precision = a.precision.precision;
     a.train.engine = a.engine;

@@ -60,3 +60,10 @@ topoplan_cli_test(plan_engine_trtllm
 topoplan_cli_test(plan_engine_trtllm_flag_wins
                   ARGS plan --topology hgx-h200-8 --tp 8 --batch 64 --engine trtllm --nvls off --json
                   EXPECT_STDOUT "\"nvls\": false,")
+# Report flags that only the serving plan writes are refused in train mode, not ignored (issue 28).
+topoplan_cli_test(plan_train_html_refused
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --html t.html
+                  EXIT 2 EXPECT_STDERR "--html: not available with --mode train")
+topoplan_cli_test(plan_train_render_refused
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --render t.png
+                  EXIT 2 EXPECT_STDERR "--render: not available with --mode train")
