@@ -163,7 +163,9 @@ void summarize(const train::Evaluator& e, const TrainStrategy& s, TrainingResult
     bool all_pairs;
   } kinds[] = {{"tp", 1, s.tp, false},
                {"cp", s.tp, s.cp, false},
-               {"dp", s.tp, s.cp * s.dp, false},
+               // The gradient group spans dp × cp ranks (Megatron's data-parallel group with
+               // CP): named so when cp > 1, so that its size is not read as the dp degree.
+               {s.cp > 1 ? "dp-cp" : "dp", s.tp, s.cp * s.dp, false},
                {"pp", s.tp * s.cp * s.dp, s.pp, false},
                {"ep", s.etp, s.ep, true}};
   for (const Kind& k : kinds) {

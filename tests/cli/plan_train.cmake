@@ -67,3 +67,8 @@ topoplan_cli_test(plan_train_html_refused
 topoplan_cli_test(plan_train_render_refused
                   ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --render t.png
                   EXIT 2 EXPECT_STDERR "--render: not available with --mode train")
+# With CP the gradient group (dp x cp ranks) is named dp-cp, not dp (issue 28).
+topoplan_cli_test(plan_train_dp_cp_group
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq 8192
+                       --global-batch 8 --tp 1 --cp 8 --pp 1 --top 1
+                  EXPECT_STDOUT "\n  dp-cp +1 +8 +NVL")
