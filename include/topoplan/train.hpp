@@ -163,7 +163,7 @@ struct TrainingResult {
   std::vector<TrainPlan> plans;      // the top fitting plans, best first; else the closest misfits
   std::vector<TrainRank> placement;  // best plan: rank → GPU (first 512 ranks)
   int placement_ranks = 0;           // ranks of the best plan (placement may be cut)
-  std::vector<GroupSummary> groups;  // best plan: tp, cp, dp, pp, ep group summaries
+  std::vector<GroupSummary> groups;  // best plan: tp, cp, dp (dp-cp with CP), pp, ep groups
   std::string explanation;           // why the winner beats the runner-up
 };
 

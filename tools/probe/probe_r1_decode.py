@@ -70,7 +70,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 import torch
@@ -85,6 +84,7 @@ from probe_r1_layer import (EPS, EXPERT_INTER, EXPERTS, HEADS, HIDDEN, KV_LORA, 
                             group_quant, grouped_topk, moe_gemm_kernel, moe_sum, next_pow2, rel,
                             rmsnorm, rope_kernel, silu_mul, store_latent_kernel,
                             time_back_to_back)
+from probe_r1_layer import cupti_records  # noqa: E402
 from probe_r1_layer import moe_align as moe_align_torch  # noqa: E402
 
 KV_SPLITS = 8                 # SGLang --triton-attention-num-kv-splits default
@@ -679,19 +679,7 @@ class LlamaDecode:
 # --- profiling and analysis -----------------------------------------------------------------------
 def profile_events(fn):
     """CUPTI records (kernels, memcpy, memset) of fn(), sorted by start: [(ts_us, dur_us, name)]."""
-    from torch.profiler import ProfilerActivity, profile
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    path = os.path.join(tempfile.mkdtemp(), "trace.json")
-    prof.export_chrome_trace(path)
-    with open(path) as f:
-        ev = json.load(f)
-    os.remove(path)
-    ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-    return sorted((float(e["ts"]), float(e["dur"]), e["name"]) for e in ev
-                  if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset") and "dur" in e)
+    return [(float(e["ts"]), float(e["dur"]), e["name"]) for e in cupti_records(fn)]
 
 
 def step_kernel_names(steps):

@@ -900,8 +900,8 @@ def time_from_idle(fn, n):
     return {"median_us": statistics.median(t), "min_us": min(t), "max_us": max(t), "n": n}
 
 
-def profile_kernels(fn):
-    """CUPTI kernel records of one call (torch.profiler): count, busy time, span, the list."""
+def cupti_records(fn):
+    """CUPTI records (kernels, memcpy, memset) of one call of fn() (torch.profiler), by start."""
     from torch.profiler import ProfilerActivity, profile
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -911,9 +911,15 @@ def profile_kernels(fn):
     prof.export_chrome_trace(path)
     with open(path) as f:
         ev = json.load(f)
+    os.remove(path)
     ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-    ks = sorted([e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
-                 and "dur" in e], key=lambda e: float(e["ts"]))
+    return sorted([e for e in ev if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+                   and "dur" in e], key=lambda e: float(e["ts"]))
+
+
+def profile_kernels(fn):
+    """CUPTI kernel records of one call (torch.profiler): count, busy time, span, the list."""
+    ks = cupti_records(fn)
     if not ks:
         return {"error": "no kernel records in the trace"}
     t0 = float(ks[0]["ts"])
