@@ -74,27 +74,42 @@ std::string explain(const PlanResult& best, const PlanResult& next, PlanMode mod
   for (std::size_t i = 1; i < ta.size(); ++i)
     if (tb[i].second - ta[i].second > tb[k].second - ta[k].second) k = i;
   std::string unit = mode == PlanMode::Serve ? " GPU·µs per output token" : " µs";
-  std::string s = to_string(best.strategy) + " beats the runner-up " + to_string(next.strategy);
-  if (mode == PlanMode::Serve)
-    s += " by " + num("%.2f", best.tokens_per_s_per_gpu / next.tokens_per_s_per_gpu) +
-         "x in output tokens/s per GPU";
-  else if (mode == PlanMode::Decode)
-    s += " by " + num("%.2f", next.tpot_ms / best.tpot_ms) + "x in TPOT";
+  const double ratio = mode == PlanMode::Serve
+                           ? best.tokens_per_s_per_gpu / next.tokens_per_s_per_gpu
+                       : mode == PlanMode::Decode ? next.tpot_ms / best.tpot_ms
+                                                  : next.ttft_ms / best.ttft_ms;
+  const char* metric = mode == PlanMode::Serve    ? " in output tokens/s per GPU"
+                       : mode == PlanMode::Decode ? " in TPOT"
+                                                  : " in TTFT";
+  std::string s = to_string(best.strategy);
+  // Within half a percent the order is the enumeration's, not a win: say it is a tie.
+  if (ratio < 1.005)
+    s += " ties with the runner-up " + to_string(next.strategy) + metric + " (within 0.5%)";
   else
-    s += " by " + num("%.2f", next.ttft_ms / best.ttft_ms) + "x in TTFT";
+    s += " beats the runner-up " + to_string(next.strategy) + " by " + num("%.2f", ratio) + "x" +
+         metric;
   s += ". The biggest difference is " + ta[k].first + ": " + num("%.1f", ta[k].second) + " vs " +
        num("%.1f", tb[k].second) + unit + ".";
   // Explanation text only, no model figure: mention the batch when it is clearly (over 1.5x)
   // larger.
-  if (mode == PlanMode::Serve && best.batch > 1.5 * next.batch)
-    s += " Its KV cache holds more sequences (batch " + num("%.0f", best.batch) + " vs " +
+  // Credit the KV cache only when it is the cache that differs (max_batch), not the limits.
+  if (mode == PlanMode::Serve && best.max_batch > 1.5 * next.max_batch)
+    s += " Its KV cache holds more sequences (" + num("%.0f", best.max_batch) + " vs " +
+         num("%.0f", next.max_batch) + "), spreading each weight read over more tokens.";
+  else if (mode == PlanMode::Serve && best.batch > 1.5 * next.batch)
+    s += " It runs a larger batch within the limits (" + num("%.0f", best.batch) + " vs " +
          num("%.0f", next.batch) + "), spreading each weight read over more tokens.";
   return s;
 }
 
 // The unfit plan closest to fitting: the most KV room left (its memory was priced), else the
 // first; the hint follows what binds.
-void explain_no_fit(PlanOutput& out) {
+// Whether the model's weights are already 8-bit or narrower (then --precision fp8 is no hint).
+bool low_precision(const ModelSpec& m) {
+  return element_bytes(m.dtypes.weights.dtype) <= 1;
+}
+
+void explain_no_fit(PlanOutput& out, const ModelSpec& model) {
   const PlanResult* closest = &out.plans.front();
   for (const PlanResult& p : out.plans)
     if (p.memory.capacity_bytes > 0 &&
@@ -102,9 +117,18 @@ void explain_no_fit(PlanOutput& out) {
          p.memory.kv_capacity_bytes > closest->memory.kv_capacity_bytes))
       closest = &p;
   const std::string& why = closest->reason;
-  std::string hint =
-      "try a smaller --batch or --prompt/--output, more GPUs (--nodes N), FP8 "
-      "weights (--precision fp8) or an FP8 KV cache (--kv-dtype fp8)";
+  std::string hint = "try a smaller --batch or --prompt/--output, more GPUs (--nodes N)";
+  hint += low_precision(model)
+              ? " or an FP8 KV cache (--kv-dtype fp8)"
+              : ", FP8 weights (--precision fp8) or an FP8 KV cache (--kv-dtype fp8)";
+  const MemoryPerGpu& mem = closest->memory;
+  // When the weights alone do not fit, no batch, prompt or KV format helps: only more GPUs or
+  // narrower weights do.
+  if (mem.capacity_bytes > 0 && mem.weights_bytes > mem.capacity_bytes - mem.reserve_bytes)
+    hint = "the weights alone need " + num("%.1f", mem.weights_bytes / 1e9) + " GB per GPU of " +
+           num("%.1f", (mem.capacity_bytes - mem.reserve_bytes) / 1e9) +
+           " GB usable: add GPUs (--nodes N, or a larger --gpus)" +
+           (low_precision(model) ? "" : " or use narrower weights (--precision fp8)");
   if (why.find("path class") != std::string::npos)
     hint = "allow a worse --max-tp-class, or pin a smaller --tp";
   else if (why.find("divisible") != std::string::npos)
@@ -116,7 +140,7 @@ void explain_no_fit(PlanOutput& out) {
                        why + ". Hint: " + hint + ".";
 }
 
-void explain_limits(PlanOutput& out, const PlanRequest& r) {
+void explain_limits(PlanOutput& out, const PlanRequest& r, const ModelSpec& model) {
   const PlanResult& b = out.plans.front();
   std::string s = "No plan meets the limits: the best, " + to_string(b.strategy) + " at batch " +
                   num("%.0f", b.batch) + ", runs";
@@ -126,9 +150,11 @@ void explain_limits(PlanOutput& out, const PlanRequest& r) {
     s += std::string(r.tpot_max_ms > 0 ? " and" : "") + " TTFT " + num("%.1f", b.ttft_ms) +
          " ms (limit " + num("%g", r.ttft_max_ms) + ")";
   out.status = "no_plan_meets_limits";
-  out.status_message = s +
-                       ". Hint: relax the limit, add GPUs (--nodes N), use FP8 weights "
-                       "(--precision fp8) or speculative decoding (--mtp-accept).";
+  out.status_message =
+      s + ". Hint: relax the limit, add GPUs (--nodes N), " +
+      (low_precision(model) ? "or use speculative decoding (--mtp-accept)."
+                            : "use FP8 weights (--precision fp8) or speculative decoding "
+                              "(--mtp-accept).");
 }
 
 }  // namespace
@@ -185,11 +211,11 @@ PlanOutput Planner::Impl::run() const {
   out.pareto = pareto_front(std::move(all));
   if (out.plans.empty()) return out;
   if (!out.plans.front().fits) {
-    explain_no_fit(out);
+    explain_no_fit(out, x.model);
     return out;
   }
   PlanResult& best = out.plans.front();
-  if (!best.meets_limits) explain_limits(out, x.req);
+  if (!best.meets_limits) explain_limits(out, x.req, x.model);
   if (x.req.mode == PlanMode::Serve && x.req.batch <= 0 && x.req.tpot_max_ms <= 0 &&
       x.req.ttft_max_ms <= 0)
     out.objective_note =

@@ -140,3 +140,14 @@ topoplan_cli_test(plan_fp8_block_gemm_json
                   EXPECT_STDOUT "\"fp8_block_gemm\": \"triton\"")
 topoplan_cli_test(plan_bad_fp8_block_gemm ARGS plan --fp8-block-gemm deepgemm EXIT 2
                   EXPECT_STDERR "cublas")
+# Issue 28: hints and the Why line say what is true. Weights alone too big: only more GPUs or
+# narrower weights help; an FP8 model is not told to use FP8; a 1.00x win is a tie; the KV cache
+# is credited only when it is the cache that differs.
+topoplan_cli_test(plan_no_fit_weights_hint ARGS plan --model llama-3.1-405b --topology pcie-rtx4090-8
+                  EXIT 3 EXPECT_STDOUT "Hint: the weights alone need 101.5 GB per GPU of 21.6 GB usable: add GPUs")
+topoplan_cli_test(plan_limits_hint_fp8_model ARGS plan --model deepseek-r1 --topology hgx-h200-8 --tpot-max 1
+                  EXIT 3 EXPECT_STDOUT "Hint: relax the limit, add GPUs \\(--nodes N\\), or use speculative decoding")
+topoplan_cli_test(plan_why_tie ARGS plan
+                  EXPECT_STDOUT "Why: [^\n]* ties with the runner-up [^\n]* \\(within 0.5%\\)")
+topoplan_cli_test(plan_why_batch_not_kv ARGS plan --model deepseek-r1 --topology hgx-h200-8 --tpot-max 20 --mtp-accept 1.8
+                  EXPECT_STDOUT "It runs a larger batch within the limits \\(360 vs 208\\)")
