@@ -21,10 +21,17 @@ bool starts_with(const std::string& s, const char* p) {
   return s.rfind(p, 0) == 0;
 }
 
+// An FP8 activation cast (add_quant's kernels) or a MoE token permutation: its backward is one
+// pass over the same bytes (the gradient's cast; the inverse permutation).
+bool is_cast(const KernelCost& k) {
+  return k.name.find("quant") != std::string::npos;
+}
+bool runs_once_backward(const KernelCost& k) {
+  return is_cast(k) || starts_with(k.name, "moe_permute") || starts_with(k.name, "moe_sort");
+}
+
 double backward_factor(const KernelCost& k) {
-  if (k.name.find("quant") != std::string::npos || starts_with(k.name, "moe_permute") ||
-      starts_with(k.name, "moe_sort"))
-    return 1.0;
+  if (runs_once_backward(k)) return 1.0;
   switch (k.kind) {
     case KernelKind::Gemm:
     case KernelKind::GroupedGemm:
@@ -42,7 +49,7 @@ double backward_factor(const KernelCost& k) {
 double backward_kernels(const KernelCost& k) {
   bool two = k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm ||
              k.kind == KernelKind::Attention;
-  return two && k.name.find("quant") == std::string::npos ? 2 : 1;
+  return two && !is_cast(k) ? 2 : 1;
 }
 
 // Training runs eagerly (Megatron-LM and TE without CUDA graphs): the host issues one kernel per
@@ -58,7 +65,7 @@ void accumulate(PassTime& p, const ComputeModel& cm, const std::vector<KernelCos
     n_b += backward_kernels(k);
     if (k.kind == KernelKind::Attention) p.attn_fwd += t;
     if (k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm) p.gemm_fwd += t;
-    if (k.name.find("quant") != std::string::npos) p.fp8_cast += t;
+    if (is_cast(k)) p.fp8_cast += t;
   }
   const double launch = cm.eager_launch_us();
   p.fwd += std::max(gpu_f, n_f * launch);

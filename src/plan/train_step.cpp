@@ -166,7 +166,7 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     const double F = crit.fwd + crit.rc, Bw = crit.bwd;
     B.bubble_us = (s.pp / 2.0 - 1) * std::max(0.0, F + Bw + Bw - 3 * crit.wgrad);
     const double hidden = hidden_part(B.ep_us, B.forward_us + B.backward_us + B.recompute_us);
-    const double sms = gpu.sm_count > 0 ? gpu.sm_count : 132.0;
+    const double sms = gpu.sm_count > 0 ? gpu.sm_count : kH800Sms;
     B.ep_us -= hidden;
     B.ep_hidden_us += hidden;
     B.comm_sm_us += hidden * std::min(1.0, kDualPipeCommSms / sms);
@@ -228,8 +228,8 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     double rs_exp = std::max(0.0, rs - std::max(0.0, crit.layer_bwd - ag));
     B.dp_us = n * rs_exp;
     B.dp_hidden_us = n * (rs - rs_exp);
-    B.comm_sm_us = B.zero3_hidden_us * sm_share(CollOp::AllGather, 2 * P_d / L, 2 * P_e / L) +
-                   B.dp_hidden_us * sm_share(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
+    B.comm_sm_us += B.zero3_hidden_us * sm_share(CollOp::AllGather, 2 * P_d / L, 2 * P_e / L) +
+                    B.dp_hidden_us * sm_share(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
   }
   // Optimizer (Megatron's mixed-precision step): fused multi-tensor Adam over fp32 main params,
   // main grads, m and v (reads 16 B, writes 12 B per param), then the copy of the updated main
