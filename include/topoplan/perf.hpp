@@ -66,6 +66,12 @@ struct Calibration {
   // Host-bound cost of one eager kernel launch (PyTorch op + cudaLaunchKernel, no CUDA graph):
   // the GPU time per kernel when the host cannot run ahead. 0: not measured (use the reference).
   double eager_launch_us = 0;
+  // Decode steps replayed in one CUDA graph (docs/compute-model.md, "A whole R1 decode layer"):
+  // the idle time between consecutive kernels of a graph, paid at every kernel boundary, and
+  // the duration of a small non-GEMM kernel (norm, quant, rope, top-k: one CTA per row walks a
+  // latency chain, so it lasts longer than an empty kernel). 0: not measured (no such term).
+  double graph_gap_us = 0;
+  double small_kernel_us = 0;
   LogCurve hbm_gemm;       // achieved/peak HBM of a bf16 GEMM/GEMV (weights + activations)
   LogCurve hbm_gemm_fp8;   // same for fp8 weights (empty: use hbm_gemm)
   LogCurve hbm_stream;     // achieved/peak HBM of a streaming kernel (copy, norm, embedding)
@@ -159,6 +165,10 @@ class ComputeModel {
   double deepgemm_k_loop_us(double k) const;
   // Eager launch cost (host-side, so GPUs without their own measurement take the reference's).
   double eager_launch_us() const;
+  // GPU-side, so no fallback: a calibration that does not state them has no such terms (GPUs
+  // priced from the reference's curves take its values with them).
+  double graph_gap_us() const noexcept { return cal_.graph_gap_us; }
+  double small_kernel_us() const noexcept { return cal_.small_kernel_us; }
   double peak_hbm_GBps() const noexcept { return hbm_GBps_; }
   bool measured() const noexcept { return measured_; }  // curves measured on this GPU
   bool bandwidth_overridden() const noexcept { return bw_override_; }

@@ -166,8 +166,13 @@ void add_mla(std::vector<KernelCost>& out, const ModelSpec& m, const Workload& w
     out.push_back(elementwise(m, "mla_k_concat", keys, a.heads * qk, 2, 0));
     out.push_back(attention_kernel(m, w, a, qk, x.v_head_dim, kv_tok, keys * kvb_n * act));
   } else {
-    out.push_back(gemm(m, "kv_b_proj", a.tokens, kvb_n, x.kv_lora_rank, f));
+    // Absorbed decode runs kv_b_proj as two batched GEMMs, one per half of its weights: q_nope
+    // into latent space before attention, the latent output back to v after it (SGLang
+    // `forward_absorb`: bmm(q_nope, w_kc), bmm(attn_output, w_vc); measured as two cuBLAS
+    // kernels in the H200 decode layer, r1-decode-h200-2026-12-04.json).
+    out.push_back(gemm(m, "q_absorb", a.tokens, a.heads * x.kv_lora_rank, x.qk_nope_head_dim, f));
     out.push_back(attention_kernel(m, w, a, latent, x.kv_lora_rank, kv_tok, 0));
+    out.push_back(gemm(m, "v_absorb", a.tokens, a.heads * x.v_head_dim, x.kv_lora_rank, f));
   }
   add_quant(out, m, f, "o_quant", a.tokens, a.heads * x.v_head_dim);
   out.push_back(gemm(m, "o_proj", a.tokens, m.hidden, a.heads * x.v_head_dim, f));
@@ -232,6 +237,10 @@ void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, con
   // The fused MoE quantizes its own input (SGLang/vLLM `fused_experts` call
   // per_token_group_quant_fp8 on the hidden states) even when the shared experts' linear already
   // did (measured: 44 µs in the whole H200 layer); DeepEP's dispatch carries the FP8 copy.
+  // The fused MoE first sorts the assignments by expert and pads each expert's list to its
+  // block (vLLM/SGLang `moe_align_block_size`; 3-7 µs in the H200 decode layer); DeepEP's
+  // dispatch hands each rank its tokens grouped already.
+  if (!deepep) out.push_back(elementwise(m, "moe_align", 1, T * e.top_k, 2, 0));
   if (quant_input || !deepep) add_quant(out, m, f, "experts_in_quant", T, m.hidden);
   out.push_back(up);
   out.push_back(elementwise(m, "experts_act", assigned, il, glu ? 3 : 2, 0));
@@ -294,6 +303,10 @@ std::vector<KernelCost> layer_kernels(const ModelSpec& m, LayerType t, const Wor
   const MoeSpec& e = m.moe;
   out.push_back(
       gemm(m, "router", a.tokens, e.num_experts, m.hidden, m.dtypes.format(Part::Router)));
+  // The gate's scores → each token's top-k experts and weights, a kernel of its own in every
+  // engine (vLLM `topk_softmax`, SGLang `biased_grouped_topk`; 5.2 µs at batch 1 in the H200
+  // decode layer): reads the scores, writes k ids and weights.
+  out.push_back(elementwise(m, "topk", a.tokens, e.num_experts, 1, 0));
   bool shared = e.num_shared_experts > 0;
   if (shared) {
     add_mlp(out, m, "shared", T, shared_experts_intermediate(m), s.tp, Part::SharedExperts);

@@ -61,6 +61,8 @@ Calibration parse_calibration(const std::string& json_text, const std::string& s
   c.ref_fp8_TFLOPS = peaks.number("fp8_TFLOPS", 0, true);
   c.floor_us = f.number("floor_us", 0, true);
   c.eager_launch_us = f.has("eager_launch_us") ? f.number("eager_launch_us", 0, true) : 0;
+  c.graph_gap_us = f.has("graph_gap_us") ? f.number("graph_gap_us", 0, true) : 0;
+  c.small_kernel_us = f.has("small_kernel_us") ? f.number("small_kernel_us", 0, true) : 0;
   c.tile_m = f.has("tile_m") ? f.number("tile_m", 1, true) : 8;
   const double bytes_per_us = c.ref_hbm_GBps * 1e3;
   c.hbm_gemm = parse_curve(f, "hbm_gemm", "bytes", bytes_per_us, true);

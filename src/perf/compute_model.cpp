@@ -198,7 +198,12 @@ KernelTiming ComputeModel::explain(const KernelCost& k) const noexcept {
   }
   if (deepgemm_k_loop_ && runs_on_deepgemm(k))
     t.compute_us = std::max(t.compute_us, deepgemm_k_loop_us(k.k));
-  t.time_us = t.floor_us + std::max(t.compute_us, t.memory_us);
+  // A small non-GEMM kernel lasts its latency chain (small_kernel_us), not the empty kernel's
+  // floor plus its byte time: the rest of that duration is floor, not bytes.
+  const double body = std::max(t.compute_us, t.memory_us);
+  if (k.kind == KernelKind::Elementwise)
+    t.floor_us = std::max(t.floor_us, cal_.small_kernel_us - body);
+  t.time_us = t.floor_us + body;
   t.bound = t.compute_us >= t.memory_us ? Bound::Compute : Bound::Memory;
   if (t.floor_us >= std::max(t.compute_us, t.memory_us)) t.bound = Bound::Floor;
   return t;

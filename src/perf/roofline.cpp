@@ -16,7 +16,10 @@ namespace {
 // Adds `count` launches of kernel `k` to its group and to the result's totals and gap terms.
 void add_kernels(RooflineResult& r, std::map<std::string, KernelGroup>& groups,
                  const ComputeModel& cm, const KernelCost& k, double count) {
-  const KernelTiming t = cm.explain(k);
+  KernelTiming t = cm.explain(k);
+  // The step replays in a CUDA graph: each kernel also waits the graph's inter-kernel gap.
+  t.floor_us += cm.graph_gap_us();
+  t.time_us += cm.graph_gap_us();
   KernelGroup& g = groups[k.name];
   g.name = k.name;
   g.kind = k.kind;

@@ -137,7 +137,8 @@ MemoryPerGpu memory_at_batch(const MemoryPerGpu& base, const BatchShape& shape, 
 // Splits kernel times into the breakdown's floor / compute / memory-by-byte-kind terms. With
 // eager_launch_us > 0 (no CUDA graph) each kernel lasts max(eager launch, its GPU time): the host
 // issues one launch per eager_launch_us and the GPU waits for it when the kernel is shorter; the
-// wait is the launch_overhead term (docs/planner.md, "CUDA graphs").
+// wait is the launch_overhead term (docs/planner.md, "CUDA graphs"). With eager_launch_us = 0
+// (a CUDA graph) each kernel adds the graph's inter-kernel gap to the floor term.
 TimeBreakdown kernel_breakdown(const ComputeModel& cm, const std::vector<KernelCost>& kernels,
                                double eager_launch_us = 0);
 

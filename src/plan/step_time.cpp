@@ -42,7 +42,9 @@ TimeBreakdown kernel_breakdown(const ComputeModel& cm, const std::vector<KernelC
   TimeBreakdown b;
   for (const KernelCost& k : kernels) {
     KernelTiming t = cm.explain(k);
-    b.floors_us += t.floor_us;
+    // In a CUDA graph the GPU idles graph_gap_us between consecutive kernels; eagerly, the
+    // launch wait below covers it.
+    b.floors_us += t.floor_us + (eager_launch_us > 0 ? 0 : cm.graph_gap_us());
     b.launch_overhead_us += std::max(0.0, eager_launch_us - t.time_us);
     double body = t.time_us - t.floor_us;
     if (t.compute_us > t.memory_us || k.bytes <= 0) {

@@ -117,6 +117,10 @@ TEST_CASE("tiny MoE layer: grouped GEMMs over the expected touched experts") {
   // router: 2 x 3 x 4 x 8 = 192; shared expert (intermediate 6): up_gate 2 x 3 x 12 x 8 = 576
   CHECK(find(ks, "router").flops == 192);
   CHECK(find(ks, "shared_up_gate").flops == 576);
+  // top-k reads the 3 tokens' 4 scores once: 3 x 4 x 2 B = 24 B; moe_align sorts the 6
+  // assignments (read and write: 2 x 6 x 2 B = 24 B).
+  CHECK(find(ks, "topk").bytes == 24);
+  CHECK(find(ks, "moe_align").bytes == 24);
   // ep=2: the layer waits for the busier of the 2 ranks (issue 14; the mean was 1.75 experts
   // and 3 assignments). Experts: each of a rank's 2 is touched with p = 1 − (1/2)^3 = 7/8, so a
   // rank's count is Binomial(2, 7/8) with F(0) = 1/64, F(1) = 15/64; the max of two has
@@ -138,7 +142,17 @@ TEST_CASE("tiny MLA: decode attends in latent space, prefill decompresses") {
   CHECK(find(ks, "attn").flops == 168);
   CHECK(find(ks, "kv_a_proj").n == 8);  // replicated latent projection
   CHECK(find(ks, "q_b_proj").n == 4);   // 1 head x (2 + 2)
-  CHECK(find(ks, "kv_b_proj").m == 1);  // absorbed: query tokens only
+  // Absorbed decode: kv_b_proj as two batched GEMMs over the query tokens only, q_nope (2) →
+  // latent (6) per head before attention and latent (6) → v (3) after: the same weights and
+  // flops as one kv_b_proj GEMM of n = 1 head x (2 + 3), k = 6, in two kernels.
+  const KernelCost qa = find(ks, "q_absorb"), va = find(ks, "v_absorb");
+  CHECK(qa.m == 1);
+  CHECK(qa.n * qa.k == 1 * 6 * 2);
+  CHECK(va.n * va.k == 1 * 3 * 6);
+  CHECK(qa.weight_bytes + va.weight_bytes == 1 * (2 + 3) * 6 * 2);
+  CHECK(qa.flops + va.flops == 2 * 1 * (1 * (2 + 3)) * 6);
+  CHECK(std::none_of(ks.begin(), ks.end(),
+                     [](const KernelCost& k) { return k.name == "kv_b_proj"; }));
   Workload p{.phase = Phase::Prefill, .batch = 1, .new_tokens = 2, .context = 5};
   auto pk = layer_kernels(m, LayerType::Dense, p, Shard{});
   // decompress 5 + 2 keys: kv_b m = 7, n = 2 heads x (2 + 3) = 10

@@ -53,9 +53,17 @@ TEST_CASE("gap terms add up to refined − naive exactly") {
     for (const KernelGroup& k : r.groups) group_sum += k.time_us;
     CHECK(group_sum == doctest::Approx(r.refined_us).epsilon(1e-9));
     CHECK(g.kv_us > 0);
-    CHECK(g.floors_us ==
-          doctest::Approx(r.kernels_per_step *
-                          ComputeModel::for_gpu(Catalog::builtin().gpu("H20")).floor_us()));
+    // Every kernel pays the floor and the graph gap; non-GEMM kernels shorter than
+    // small_kernel_us pay up to (small_kernel_us − floor) more.
+    const ComputeModel cm = ComputeModel::for_gpu(Catalog::builtin().gpu("H20"));
+    const double per_kernel = cm.floor_us() + cm.graph_gap_us();
+    double elementwise = 0;
+    for (const KernelGroup& k : r.groups)
+      if (k.kind == KernelKind::Elementwise) elementwise += k.count;
+    CHECK(cm.graph_gap_us() == doctest::Approx(0.35));
+    CHECK(g.floors_us >= r.kernels_per_step * per_kernel);
+    CHECK(g.floors_us <= r.kernels_per_step * per_kernel +
+                             elementwise * (cm.small_kernel_us() - cm.floor_us()) + 1e-9);
   }
 }
 

@@ -226,7 +226,7 @@ TEST_CASE("Qwen3-235B-A22B bf16 bursts on 8xH100, vLLM TP8 (gpustack): throughpu
 
 TEST_CASE("DeepSeek-R1 batch 1, TP16 over 2x8 H100 (tt-inference-server #356): eager within 25%") {
   // SGLang, concurrency 1, 128/128 tokens: TPOT 23.1 ms; the report gives no launch flags.
-  // With CUDA graphs the model is 3x optimistic (7.7 ms): it is checked below that this gap is
+  // With CUDA graphs the model is 2.2x optimistic (10.4 ms): it is checked below that this gap is
   // what eager launches explain. Graphs off: 1,449 kernels per step mostly shorter than the
   // 10.5 µs eager launch (h200-sxm.json eager_launch_us) → 19.1 ms, −17%. Tolerance 25%, the
   // DeepSeek serving tolerance above; the residual is unmodelled host work (scheduler, sampler).
@@ -239,7 +239,11 @@ TEST_CASE("DeepSeek-R1 batch 1, TP16 over 2x8 H100 (tt-inference-server #356): e
   r.cuda_graphs = true;
   double graphs = Planner(m, *two.router, r).evaluate(tp16, 1).tpot_ms;
   CHECK(eager == doctest::Approx(23.1).epsilon(0.25));
-  CHECK(graphs < 0.4 * 23.1);  // the known gap with graphs on (docs/planner.md, −67%)
+  // The known gap with graphs on: 7.7 ms (−67%) before the measured graph gap, small-kernel
+  // duration and the top-k / moe_align / second absorbed bmm kernels (2026-12-05), 10.4 ms
+  // (−55%) with them; the rest is what the graph run does not show (docs/planner.md).
+  CHECK(graphs < 0.5 * 23.1);
+  CHECK(graphs > 0.4 * 23.1);
 }
 
 TEST_CASE("DeepSeek-R1 on 8xH200, attention DP + EP8 at 1,024 in flight (TensorRT-LLM): +25%") {

@@ -85,6 +85,35 @@ TEST_CASE("launch_overhead: eager kernels last at least the host's launch cost")
   CHECK(b.total_us() == doctest::Approx(13));
 }
 
+TEST_CASE("graph gap: every kernel of a CUDA graph adds the gap to the floor term, eager none") {
+  // The flat GPU with a 0.5 µs gap: 3 kernels x (2 µs floor + 0.5 µs gap) = 7.5 µs of floors in
+  // a graph; eagerly (10 µs launches) the launch wait covers the gap, floors stay 6 µs.
+  GpuSpec gpu = flat_gpu().gpu();
+  Calibration cal = flat_gpu().calibration();
+  cal.graph_gap_us = 0.5;
+  const ComputeModel cm = ComputeModel::from_calibration(gpu, cal, true);
+  CHECK(kernel_breakdown(cm, kStep, 0).floors_us == doctest::Approx(7.5));
+  CHECK(kernel_breakdown(cm, kStep, 0).total_us() == doctest::Approx(14.5));
+  CHECK(kernel_breakdown(cm, kStep, 10).floors_us == doctest::Approx(6));
+}
+
+TEST_CASE("small kernels: a non-GEMM kernel lasts at least small_kernel_us, the rest is floor") {
+  // small_kernel_us 5: a 100 kB elementwise kernel (memory 0.2 µs, floor 2 µs → 2.2 µs) lasts
+  // 5 µs, 4.8 of them floor; a 10 MB one (memory 20 µs) keeps 2 + 20; a GEMM is not affected.
+  GpuSpec gpu = flat_gpu().gpu();
+  Calibration cal = flat_gpu().calibration();
+  cal.small_kernel_us = 5;
+  const ComputeModel cm = ComputeModel::from_calibration(gpu, cal, true);
+  const KernelTiming small = cm.explain(kernel(KernelKind::Elementwise, 0, 0, 0, 1e5));
+  CHECK(small.time_us == doctest::Approx(5));
+  CHECK(small.floor_us == doctest::Approx(4.8));
+  CHECK(cm.explain(kernel(KernelKind::Elementwise, 0, 0, 0, 1e7)).time_us == doctest::Approx(22));
+  CHECK(cm.explain(kernel(KernelKind::Gemm, 0, 0, 0, 1e5)).time_us == doctest::Approx(2.2));
+  // Without the term (0, a calibration that does not state it) the floor model is unchanged.
+  CHECK(flat_gpu().explain(kernel(KernelKind::Elementwise, 0, 0, 0, 1e5)).time_us ==
+        doctest::Approx(2.2));
+}
+
 TEST_CASE("prefill logits: the LM head computes the last token of each sequence only") {
   const ModelSpec m = load_model("llama-3-8b");  // hidden 4096, vocab 128256, untied head
   const Workload prefill{.phase = Phase::Prefill, .batch = 2, .new_tokens = 512, .context = 0};

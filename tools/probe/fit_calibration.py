@@ -22,6 +22,14 @@ import statistics
 TILE_M = 8  # token granularity of small-m GEMMs: wgmma N is a multiple of 8 and small-m kernels
 # swap A and B so the tokens map to N (CUTLASS, vLLM and TensorRT-LLM small-batch kernels)
 
+# Measured in a whole decode layer, not by probe_compute.py: carried into every fitted file.
+DECODE_GRAPH_TERMS = {
+    "graph_gap_us": 0.35,
+    "graph_gap_source": "r1-decode-h200-2026-12-04.json (tools/probe/probe_r1_decode.py, docs/compute-model.md 'DeepSeek-R1 decode layer at batch 1-8'): idle time between consecutive kernels inside one CUDA graph, from events (replay time less kernel durations) 0.33-0.37 us per kernel for the R1 layers with fused routing, 0.38-0.44 for the Llama-3-8B layer; CUPTI median 0.42",
+    "small_kernel_us": 1.54,
+    "small_kernel_source": "same file: median CUPTI duration of the layer kernels moving < 1 MB, 1.54-1.66 us (R1, fused routing) and 1.68-2.02 us (Llama-3-8B) over batch 1-8; the lowest median taken. Norms, quantization, rope, top-k and copies reduce or walk a row with one CTA per row, a latency chain longer than an empty kernel (0.9-1.0 us)",
+}
+
 
 COPY_EXCLUDE_BYTES = 2 * 512 * 2**20  # read + written bytes of a 512 MiB copy
 
@@ -162,6 +170,7 @@ def main():
         "eager_launch_source": "floor_eager point of " + str(a.measurement_path or a.measurement)
                                + ": median of 7 runs of 1000 eager PyTorch x.add_(1.0) launches "
                                "(no CUDA graph), CUDA-event time / 1000; host-launch bound",
+        **DECODE_GRAPH_TERMS,
         "tile_m": TILE_M,
         "tile_m_source": "PTX ISA wgmma.mma_async m64nNk*: N = 8..256 in steps of 8; small-m GEMMs swap A/B so tokens map to N (CUTLASS, vLLM, TensorRT-LLM)",
     }
