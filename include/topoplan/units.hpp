@@ -46,6 +46,9 @@ double parse_bandwidth_GBps(std::string_view text, std::string_view what = "band
 // Human-readable forms used by tables: "512 MiB", "1.5 GB", "18.3 us" / "2.1 ms".
 std::string format_bytes_binary(double bytes);
 std::string format_bytes_decimal(double bytes);
+// A memory size in GiB with one decimal, "95.6 GiB": every capacity, weight and KV figure of
+// the text output uses it (nvidia-smi and the datasheets state capacities in binary units).
+std::string format_GiB(double bytes);
 std::string format_time_us(double us);
 
 }  // namespace topoplan

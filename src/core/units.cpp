@@ -125,6 +125,12 @@ std::string format_bytes_decimal(double bytes) {
   return format_scaled(bytes, names, 1000.0, 6);
 }
 
+std::string format_GiB(double bytes) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / kGiB);
+  return buf;
+}
+
 std::string format_time_us(double us) {
   char buf[64];
   if (us < 1e3) {

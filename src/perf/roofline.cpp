@@ -79,7 +79,8 @@ RooflineResult decode_roofline(const ModelSpec& m, const ComputeModel& cm, const
   layout.shard = s;
   r.weight_bytes_per_gpu = weight_bytes_per_gpu(m, layout);
   r.kv_cache_bytes_per_gpu = kv_bytes_per_token(m, s) * w.batch * (w.context + w.new_tokens);
-  r.memory_bytes = cm.bandwidth_overridden() ? 0 : cm.gpu().memory_bytes;
+  r.memory_bytes =
+      cm.bandwidth_overridden() ? 0 : cm.gpu().usable_memory_bytes();  // as the planner
   r.fits =
       r.memory_bytes <= 0 || r.weight_bytes_per_gpu + r.kv_cache_bytes_per_gpu <= r.memory_bytes;
   for (auto& [name, g] : groups) {

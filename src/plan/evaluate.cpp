@@ -11,12 +11,6 @@ namespace topoplan {
 
 namespace {
 
-std::string gb(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f GB", bytes / kGB);
-  return buf;
-}
-
 // Serve: unit, 2·unit, 4·unit, … below the max, then the max (unit = BatchShape::unit so every
 // rank has work).
 std::vector<double> serve_batches(double unit, double max_batch) {
@@ -48,13 +42,14 @@ std::string Planner::Impl::infeasible_reason(const Strategy& s, PlacementOrder o
   double usable = mem.capacity_bytes - mem.reserve_bytes;
   double fixed = mem.weights_bytes + mem.activations_bytes + mem.comm_buffers_bytes;
   if (fixed > usable)
-    return "weights " + gb(mem.weights_bytes) + " + workspace/buffers " +
-           gb(mem.activations_bytes + mem.comm_buffers_bytes) + " exceed " + gb(usable) +
-           " usable per GPU";
+    return "weights " + format_GiB(mem.weights_bytes) + " + workspace/buffers " +
+           format_GiB(mem.activations_bytes + mem.comm_buffers_bytes) + " exceed " +
+           format_GiB(usable) + " usable per GPU";
   double seq = mem.kv_bytes_per_token * req.max_sequence();
   if (mem.kv_capacity_bytes < seq)
     return "KV cache of one " + std::to_string(static_cast<long long>(req.max_sequence())) +
-           "-token sequence needs " + gb(seq) + ", only " + gb(mem.kv_capacity_bytes) + " left";
+           "-token sequence needs " + format_GiB(seq) + ", only " +
+           format_GiB(mem.kv_capacity_bytes) + " left";
   return "";
 }
 

@@ -8,6 +8,7 @@
 
 #include "plan/planner_impl.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan {
 
@@ -125,9 +126,9 @@ void explain_no_fit(PlanOutput& out, const ModelSpec& model) {
   // When the weights alone do not fit, no batch, prompt or KV format helps: only more GPUs or
   // narrower weights do.
   if (mem.capacity_bytes > 0 && mem.weights_bytes > mem.capacity_bytes - mem.reserve_bytes)
-    hint = "the weights alone need " + num("%.1f", mem.weights_bytes / 1e9) + " GB per GPU of " +
-           num("%.1f", (mem.capacity_bytes - mem.reserve_bytes) / 1e9) +
-           " GB usable: add GPUs (--nodes N, or a larger --gpus)" +
+    hint = "the weights alone need " + format_GiB(mem.weights_bytes) + " per GPU of " +
+           format_GiB(mem.capacity_bytes - mem.reserve_bytes) +
+           " usable: add GPUs (--nodes N, or a larger --gpus)" +
            (low_precision(model) ? "" : " or use narrower weights (--precision fp8)");
   if (why.find("path class") != std::string::npos)
     hint = "allow a worse --max-tp-class, or pin a smaller --tp";

@@ -6,6 +6,7 @@
 #include "plan/train_impl.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan {
 
@@ -122,17 +123,17 @@ std::string explain(const TrainPlan& a, const TrainPlan& b) {
     std::snprintf(buf, sizeof buf,
                   "%s and %s tie (within 0.1%%: the same work and traffic per GPU); the first "
                   "is listed first because it was enumerated first (smaller tp, cp, pp); "
-                  "memory %.1f vs %.1f GB per GPU.",
+                  "memory %.1f vs %.1f GiB per GPU.",
                   describe(a.strategy).c_str(), describe(b.strategy).c_str(),
-                  a.memory.total() / 1e9, b.memory.total() / 1e9);
+                  a.memory.total() / kGiB, b.memory.total() / kGiB);
     return buf;
   }
   std::snprintf(buf, sizeof buf,
                 "%s beats %s by %.1f ms per step (%.1f%%): the largest difference is %s "
-                "(%+.1f ms for the winner); memory %.1f vs %.1f GB per GPU.",
+                "(%+.1f ms for the winner); memory %.1f vs %.1f GiB per GPU.",
                 describe(a.strategy).c_str(), describe(b.strategy).c_str(),
                 (y.total_us - x.total_us) / 1e3, 100 * (y.total_us - x.total_us) / y.total_us,
-                big->name, big->d / 1e3, a.memory.total() / 1e9, b.memory.total() / 1e9);
+                big->name, big->d / 1e3, a.memory.total() / kGiB, b.memory.total() / kGiB);
   return buf;
 }
 

@@ -7,6 +7,7 @@
 
 #include "plan/train_impl.hpp"
 #include "topoplan/dtype.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan {
 
@@ -155,10 +156,10 @@ std::string train_memory_problem(const TrainMemory& mem) {
   for (const Term& t : terms)
     if (t.bytes > big->bytes) big = &t;
   char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "memory: %.1f GB needed > %.1f GB (exceeds by %.1f GB; largest term %s %.1f GB)",
-                mem.total() / 1e9, mem.capacity_bytes / 1e9, over / 1e9, big->name,
-                big->bytes / 1e9);
+  std::snprintf(
+      buf, sizeof buf,
+      "memory: %.1f GiB needed > %.1f GiB (exceeds by %.1f GiB; largest term %s %.1f GiB)",
+      mem.total() / kGiB, mem.capacity_bytes / kGiB, over / kGiB, big->name, big->bytes / kGiB);
   return buf;
 }
 

@@ -7,6 +7,7 @@
 #include "report/table.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/route.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
@@ -92,8 +93,8 @@ std::string explain(const Comparison& c) {
     why += " at " + ratio(w.usd_per_gpu_hour->value, r.usd_per_gpu_hour->value) +
            " the GPU-hour price";
   why += "; it holds " + ratio(p.max_batch / w.gpus, q.max_batch / r.gpus) +
-         " the sequences per GPU (KV room " + fmt("%.1f", p.memory.kv_capacity_bytes / 1e9) +
-         " vs " + fmt("%.1f", q.memory.kv_capacity_bytes / 1e9) + " GB/GPU)";
+         " the sequences per GPU (KV room " + fmt("%.1f", p.memory.kv_capacity_bytes / kGiB) +
+         " vs " + fmt("%.1f", q.memory.kv_capacity_bytes / kGiB) + " GiB/GPU)";
   // The largest term of each decode step says what bounds it (memory, compute or comm).
   auto top_term = [](const TimeBreakdown& b) {
     std::pair<std::string, double> top{"", -1};

@@ -5,6 +5,7 @@
 
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
@@ -37,17 +38,18 @@ void print_gpu_list(std::ostream& os, const Catalog& catalog, bool json) {
     os << nlohmann::ordered_json{{"gpus", arr}}.dump(2) << "\n";
     return;
   }
-  Table t({"name", "vendor name", "SM", "memory", "HBM GB/s", "bf16 TF", "fp8 TF", "fp4 TF",
-           "NVLink GB/s"},
+  Table t({"name", "vendor name", "SM", "memory", "usable", "HBM GB/s", "bf16 TF", "fp8 TF",
+           "fp4 TF", "NVLink GB/s"},
           {Align::Left, Align::Left, Align::Right, Align::Right, Align::Right, Align::Right,
-           Align::Right, Align::Right, Align::Right});
+           Align::Right, Align::Right, Align::Right, Align::Right});
   for (const GpuSpec& g : catalog.gpus())
-    t.add_row({g.name, g.vendor_name, std::to_string(g.sm_version),
-               fmt("%.0f GB", g.memory_bytes / 1e9), fmt("%.0f", g.hbm_GBps), tflops(g.bf16_TFLOPS),
+    t.add_row({g.name, g.vendor_name, std::to_string(g.sm_version), format_GiB(g.memory_bytes),
+               format_GiB(g.usable_memory_bytes()), fmt("%.0f", g.hbm_GBps), tflops(g.bf16_TFLOPS),
                tflops(g.fp8_TFLOPS), tflops(g.fp4_TFLOPS), tflops(g.nvlink_GBps)});
   t.print(os);
   os << "TFLOPS are dense peaks; '-': no tensor cores for that format (--precision prices it "
-        "weight-only). Sources: docs/hardware-catalog.md.\n";
+        "weight-only). Memory in GiB (2^30 B): the datasheet capacity and the usable one the "
+        "planner uses (nvidia-smi's total where known). Sources: docs/hardware-catalog.md.\n";
 }
 
 }  // namespace topoplan::report

@@ -11,6 +11,7 @@
 #include "report/html_text.hpp"
 #include "report/plan_report.hpp"
 #include "report/table.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
@@ -32,7 +33,7 @@ std::string ranked_table(const PlanOutput& out) {
     if (!p.fits || shown >= out.request.top) continue;
     ++shown;
     rows.push_back({std::to_string(shown), to_string(p.strategy), p.meets_limits ? "yes" : "no",
-                    fmt("%.1f GB", p.memory.used_bytes() / 1e9), fmt("%.0f", p.max_batch),
+                    format_GiB(p.memory.used_bytes()), fmt("%.0f", p.max_batch),
                     fmt("%.0f", p.batch), fmt("%.1f", p.ttft_ms), fmt("%.2f", p.tpot_ms),
                     fmt("%.0f", p.tokens_per_s), fmt("%.1f", p.tokens_per_s_per_gpu),
                     fmt("%.1f", p.tokens_per_s_per_user)});
@@ -111,7 +112,7 @@ void write_compare_html(const Comparison& c, const std::string& path) {
       const auto v = column_value(d, compare_columns()[k].key);
       const std::string key = compare_columns()[k].key;
       std::string cell = !v                               ? "-"
-                         : key == "memory_headroom_bytes" ? fmt("%.1f GB", *v / 1e9)
+                         : key == "memory_headroom_bytes" ? format_GiB(*v)
                          : key == "power_W"               ? fmt("%.1f kW", *v / 1e3)
                          : key == "usd_per_mtok"          ? fmt("$%.3f", *v)
                          : key == "gpus" || key == "max_batch" || key == "tokens_per_s"

@@ -169,10 +169,10 @@ void print_params(std::ostream& os, const ModelSpec& m, const ParamCount& c) {
     WeightFormat f = m.dtypes.format(p);
     t.add_row({std::string(to_string(p)), billions(c.total.by_part[i]),
                billions(c.active.by_part[i]), format_name(f),
-               format_bytes_decimal(c.total.by_part[i] * f.bytes_per_element())});
+               format_bytes_binary(c.total.by_part[i] * f.bytes_per_element())});
   }
   t.add_row({"total", billions(c.total.sum()), billions(c.active.sum()), "",
-             format_bytes_decimal(weight_bytes(m, c.total))});
+             format_bytes_binary(weight_bytes(m, c.total))});
   os << "Parameters (active: per token; the embedding is a row gather, not counted)\n";
   t.print(os, "  ");
   if (c.mtp > 0)
@@ -261,7 +261,7 @@ void print_model_show(std::ostream& os, const ModelSpec& m, const ModelShowOptio
      << format_bytes_binary(kv_bytes_per_token(m)) << ")\n";
   if (o.shard.tp > 1 || o.shard.ep > 1) {
     os << "Per GPU at tp=" << o.shard.tp << ", ep=" << o.shard.ep << ": weights "
-       << format_bytes_decimal(weight_bytes_per_gpu(m, ShardLayout{.shard = o.shard}))
+       << format_bytes_binary(weight_bytes_per_gpu(m, ShardLayout{.shard = o.shard}))
        << ", KV cache " << fmt("%.0f", kv_bytes_per_token(m, o.shard)) << " B per token\n";
   }
   os << "\n";

@@ -241,7 +241,7 @@ namespace topoplan::report {
 namespace {
 
 std::string gbytes(double b) {
-  return fmt("%.1f GB", b / 1e9);
+  return format_GiB(b);
 }
 
 std::string batch_text(double b) {

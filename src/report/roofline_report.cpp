@@ -94,6 +94,7 @@ void print_text(std::ostream& os, const RooflineContext& c, const RooflineResult
   os << "weights: " << c.weight_format << "\n";
   for (const std::string& n : c.precision_notes) os << "note: " << n << "\n";
   os << "\n";
+  // Decimal here: bytes ÷ GB/s (10^9 B/s) must read as the division it is.
   os << "naive bound    " << format_bytes_decimal(r.active_weight_bytes / c.shard.tp)
      << " of active weights / " << fmt("%g", c.peak_hbm_GBps) << " GB/s = " << ms(r.naive_us)
      << " per step\n";
@@ -104,7 +105,7 @@ void print_text(std::ostream& os, const RooflineContext& c, const RooflineResult
   os << "\n";
   Table k({"kernel", "launches", "bytes", "TFLOP", "time", "share", "ideal", "bound"});
   for (const KernelGroup& g : r.groups) {
-    k.add_row({g.name, fmt("%.0f", g.count), format_bytes_decimal(g.bytes),
+    k.add_row({g.name, fmt("%.0f", g.count), format_bytes_binary(g.bytes),
                fmt("%.3f", g.flops / 1e12), ms(g.time_us),
                fmt("%.1f%%", 100 * g.time_us / r.refined_us), ms(g.ideal_us),
                std::string(to_string(g.bound))});
@@ -112,9 +113,9 @@ void print_text(std::ostream& os, const RooflineContext& c, const RooflineResult
   k.print(os, "  ");
   if (!r.fits) {
     os << "\nnote: this does not fit one " << c.gpu << ": weights "
-       << format_bytes_decimal(r.weight_bytes_per_gpu) << " + KV cache "
-       << format_bytes_decimal(r.kv_cache_bytes_per_gpu) << " > "
-       << format_bytes_decimal(r.memory_bytes)
+       << format_bytes_binary(r.weight_bytes_per_gpu) << " + KV cache "
+       << format_bytes_binary(r.kv_cache_bytes_per_gpu) << " > "
+       << format_bytes_binary(r.memory_bytes)
        << "; both figures are per-step bandwidth time, not a feasible deployment.\n";
   } else if (r.memory_bytes <= 0) {
     os << "\nnote: memory capacity is not checked under --mem-bw.\n";

@@ -49,7 +49,7 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
   Table table({"", "value"}, {Align::Left, Align::Left});
   table.add_row({"servers", std::to_string(s.nodes)});
   table.add_row({"GPUs", std::to_string(s.gpus) + " x " + s.gpu_model});
-  table.add_row({"GPU memory total", format_bytes_decimal(s.gpu_memory_bytes)});
+  table.add_row({"GPU memory total", format_bytes_binary(s.gpu_memory_bytes)});
   std::string devs;
   for (const auto& [type, n] : s.devices)
     devs += (devs.empty() ? "" : ", ") + std::to_string(n) + " " + type;

@@ -5,6 +5,7 @@
 
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
@@ -104,7 +105,7 @@ ordered_json request_json(const TrainRequest& q) {
 }
 
 std::string gb(double bytes) {
-  return fmt("%.1f", bytes / 1e9);
+  return fmt("%.1f", bytes / kGiB);
 }
 std::string ms(double us) {
   return fmt("%.1f", us / 1e3);
@@ -177,7 +178,7 @@ void print_train(std::ostream& os, const TrainingResult& r) {
              ? std::string(to_string(*q.precision)) + " (--precision auto searches bf16 and fp8)"
              : std::string("searched (--precision auto)"))
      << "\n";
-  Table t({"#", "strategy", "fits", "mem GB", "step s", "tokens/s", "tok/s/GPU", "TFLOPS/GPU",
+  Table t({"#", "strategy", "fits", "mem GiB", "step s", "tokens/s", "tok/s/GPU", "TFLOPS/GPU",
            "MFU", "days"});
   int i = 0;
   for (const TrainPlan& p : r.plans) {
@@ -192,7 +193,7 @@ void print_train(std::ostream& os, const TrainingResult& r) {
   const TrainPlan& b = r.plans.front();
   if (!b.fits) os << "\nno plan fits: " << b.reason << "\n";
   const TrainMemory& m = b.memory;
-  os << "\nbest plan memory per GPU (GB): weights " << gb(m.weights_bytes) << ", gradients "
+  os << "\nbest plan memory per GPU (GiB): weights " << gb(m.weights_bytes) << ", gradients "
      << gb(m.grads_bytes) << ", optimizer " << gb(m.optimizer_bytes) << ", activations "
      << gb(m.activations_bytes) << " (" << fmt("%.2f", m.in_flight)
      << " micro-batches in flight), buffers " << gb(m.buffers_bytes) << ", reserve "

@@ -132,15 +132,16 @@ bad_input(compare_oversubscription_inf "--topology: .*oversubscription=inf: expe
 bad_input(compare_flag_price_nan "--gpu-hour-price: must be a finite price from 0 to 10000 USD per GPU-hour, got nan" ${CMP} hgx-h20-8 --gpu-hour-price nan)
 # --- Models that fit nowhere: exit 3 (README), the answer says what does not fit and by how much.
 # Llama 3.1 405B in bf16 is 811.7 GB of weights; on 8 x RTX-4090 the widest split, tp8, leaves
-# 811.7 / 8 = 101.5 GB per GPU against 24.0 GB x mem_util 0.9 = 21.6 GB usable.
-no_fit(plan_model_too_big "No plan fits: 10 strategies tried; the closest, tp8 pp1 dp1, fails because weights 101.5 GB \\+ workspace/buffers 1.1 GB exceed 21.6 GB usable per GPU" plan --model llama-3.1-405b --topology pcie-rtx4090-8)
-no_fit(plan_model_too_big_json "\"status\": \"no_plan_fits\".*exceed 21.6 GB usable per GPU" plan --model llama-3.1-405b --topology pcie-rtx4090-8 --json)
-# --tp 1 --pp 1 forces the whole of Llama 3 70B (141.1 GB in bf16) on each H100 (77.0 GB usable),
+# 811.7 / 8 = 101.5 GB = 94.5 GiB per GPU against 24,564 MiB (24.0 GiB, nvidia-smi) x mem_util
+# 0.9 = 21.6 GiB usable (memory is printed in GiB).
+no_fit(plan_model_too_big "No plan fits: 10 strategies tried; the closest, tp8 pp1 dp1, fails because weights 94.5 GiB \\+ workspace/buffers 1.1 GiB exceed 21.6 GiB usable per GPU" plan --model llama-3.1-405b --topology pcie-rtx4090-8)
+no_fit(plan_model_too_big_json "\"status\": \"no_plan_fits\".*exceed 21.6 GiB usable per GPU" plan --model llama-3.1-405b --topology pcie-rtx4090-8 --json)
+# --tp 1 --pp 1 forces the whole of Llama 3 70B (141.1 GB = 131.4 GiB in bf16) on each H100 (79.6 GiB x 0.9 = 71.7 GiB usable),
 # although tp1 pp8 would fit.
-no_fit(plan_tp_forced_too_big "1 strategy tried; the closest, tp1 pp1 dp8, fails because weights 141.1 GB \\+ workspace/buffers 1.8 GB exceed 77.0 GB usable per GPU" plan --model llama-3-70b --topology hgx-h100-8 --tp 1 --pp 1)
+no_fit(plan_tp_forced_too_big "1 strategy tried; the closest, tp1 pp1 dp8, fails because weights 131.4 GiB \\+ workspace/buffers 1.7 GiB exceed 71.7 GiB usable per GPU" plan --model llama-3-70b --topology hgx-h100-8 --tp 1 --pp 1)
 # Training keeps 16 B per parameter (bf16 weights and grads, fp32 master, Adam m and v): tp8 holds
-# 405.85e9 x 12 / 8 = 608.8 GB of optimizer states alone per GPU, against 24.0 GB.
-no_fit(train_tp_forced_too_big "no plan fits: memory: 823.3 GB needed > 24.0 GB" plan --mode train --model llama-3.1-405b --topology pcie-rtx4090-8 --tp 8)
+# 405.85e9 x 12 / 8 = 608.8 GB = 567.0 GiB of optimizer states alone per GPU, against 24.0 GiB.
+no_fit(train_tp_forced_too_big "no plan fits: memory: 766.8 GiB needed > 24.0 GiB" plan --mode train --model llama-3.1-405b --topology pcie-rtx4090-8 --tp 8)
 no_fit(compare_nothing_fits "no design has a plan that fits and meets the limits" compare --model llama-3.1-405b --topology pcie-rtx4090-8 --topology pcie-l40s-8)
 bad_input(plan_tp_beyond_gpus "--tp/--pp/--dp/--ep: no strategy of 8 GPUs matches the pins" plan --model llama-3-70b --topology hgx-h100-8 --tp 16)
 # --- Request flags (checked by the CLI's field table, issue 11 on main): pass on this branch

@@ -144,7 +144,7 @@ topoplan_cli_test(plan_bad_fp8_block_gemm ARGS plan --fp8-block-gemm deepgemm EX
 # narrower weights help; an FP8 model is not told to use FP8; a 1.00x win is a tie; the KV cache
 # is credited only when it is the cache that differs.
 topoplan_cli_test(plan_no_fit_weights_hint ARGS plan --model llama-3.1-405b --topology pcie-rtx4090-8
-                  EXIT 3 EXPECT_STDOUT "Hint: the weights alone need 101.5 GB per GPU of 21.6 GB usable: add GPUs")
+                  EXIT 3 EXPECT_STDOUT "Hint: the weights alone need 94.5 GiB per GPU of 21.6 GiB usable: add GPUs")
 topoplan_cli_test(plan_limits_hint_fp8_model ARGS plan --model deepseek-r1 --topology hgx-h200-8 --tpot-max 1
                   EXIT 3 EXPECT_STDOUT "Hint: relax the limit, add GPUs \\(--nodes N\\), or use speculative decoding")
 topoplan_cli_test(plan_why_tie ARGS plan

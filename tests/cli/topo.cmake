@@ -28,7 +28,7 @@ topoplan_cli_test(topo_validate_parse_error
                   EXPECT_STDERR "/links/0/type: unknown link type 'nvlink9'")
 topoplan_cli_test(topo_help ARGS topo paths --help EXPECT_STDOUT "--gpus")
 # The GPU catalog (issue 10): the names --gpu takes.
-topoplan_cli_test(topo_gpus ARGS topo gpus EXPECT_STDOUT "H100-SXM +NVIDIA H100 SXM5 80GB +90 +80 GB")
+topoplan_cli_test(topo_gpus ARGS topo gpus EXPECT_STDOUT "H100-SXM +NVIDIA H100 SXM5 80GB +90 +80.0 GiB +79.6 GiB")
 topoplan_cli_test(topo_gpus_json ARGS topo gpus --json
                   EXPECT_STDOUT "\"name\": \"A100-SXM-80GB\".*\"fp8_TFLOPS\": null")
 topoplan_cli_test(topo_paths_smi_view ARGS topo paths hgx-h100-8

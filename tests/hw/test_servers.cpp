@@ -8,6 +8,7 @@
 #include "topoplan/error.hpp"
 #include "topoplan/topology_import.hpp"
 #include "topoplan/topology_io.hpp"
+#include "topoplan/units.hpp"
 
 using namespace topoplan;
 
@@ -61,12 +62,12 @@ TEST_CASE("GPU counts, memory and NVLink bandwidth per server") {
   struct Expect {
     const char* name;
     std::size_t gpus;
-    double memory_GB;    // gpus x catalog memory
+    double memory_GiB;   // gpus x catalog memory (datasheet capacities are binary)
     double nvlink_GBps;  // per GPU, per direction
   };
-  // hgx-h20-8: 8 x 96 GB = 768 GB; 18 x 25 = 450 GB/s. H800: 8 x 25 = 200. A100: 12 x 25 = 300.
-  // A800: 8 x 25 = 200. B200: 18 x 50 = 900. GB200 NVL72: 72 x 186 GB = 13,392 GB (NVIDIA: 13.4
-  // TB).
+  // hgx-h20-8: 8 x 96 GiB = 768 GiB; 18 x 25 = 450 GB/s. H800: 8 x 25 = 200. A100: 12 x 25 =
+  // 300. A800: 8 x 25 = 200. B200: 18 x 50 = 900. GB200 NVL72: 72 x 186 GiB = 13,392 GiB (NVIDIA:
+  // "13.4 TB" of HBM3e).
   const Expect cases[] = {{"hgx-h20-8", 8, 768, 450},   {"hgx-h100-8", 8, 640, 450},
                           {"hgx-h200-8", 8, 1128, 450}, {"hgx-h800-8", 8, 640, 200},
                           {"dgx-a100-8", 8, 640, 300},  {"hgx-a800-8", 8, 640, 200},
@@ -76,7 +77,7 @@ TEST_CASE("GPU counts, memory and NVLink bandwidth per server") {
     CAPTURE(e.name);
     Topology t = load_topology(e.name);
     CHECK(t.gpus().size() == e.gpus);
-    CHECK(total_memory_bytes(t) == doctest::Approx(e.memory_GB * 1e9));
+    CHECK(total_memory_bytes(t) == doctest::Approx(e.memory_GiB * kGiB));
     for (int g : t.gpus())
       CHECK(bw_of_kind(t, g, LinkKind::NVLink) == doctest::Approx(e.nvlink_GBps));
     for (int g : t.gpus())

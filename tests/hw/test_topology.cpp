@@ -6,6 +6,7 @@
 #include "hw/topology_builder.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
+#include "topoplan/units.hpp"
 
 using namespace topoplan;
 
@@ -106,7 +107,7 @@ TEST_CASE("copies are deep and moves keep the data") {
 
 TEST_CASE("gpu_spec reads the catalog") {
   Topology t = two_gpus();
-  CHECK(t.gpu_spec(0).memory_bytes == doctest::Approx(96e9));
+  CHECK(t.gpu_spec(0).memory_bytes == doctest::Approx(96 * kGiB));
   CHECK_THROWS_AS(t.gpu_spec(2), InternalError);
   Topology u;
   u.add_device(dev("g", DeviceType::Gpu, 0, 0, "H2O"));

@@ -119,7 +119,7 @@ TEST_CASE("train memory: an overflow names the largest term and the excess") {
   ModelSpec m = test::tiny_dense();
   TrainMemory z0 = train_memory(m, dp4(0), tiny_request(), 1e8);
   std::string why = train_memory_problem(z0);
-  CHECK(why.find("exceeds by 0.2 GB") != std::string::npos);
+  CHECK(why.find("exceeds by 0.2 GiB") != std::string::npos);
   CHECK(why.find("largest term buffers") != std::string::npos);
   CHECK(train_memory_problem(train_memory(m, dp4(0), tiny_request(), 1e12)).empty());
 }
