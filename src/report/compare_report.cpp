@@ -15,7 +15,7 @@ using nlohmann::ordered_json;
 
 std::string cell(const std::string& key, double v) {
   if (key == "gpus") return fmt("%.0f", v);
-  if (key == "max_batch" || key == "tokens_per_s") return fmt("%.0f", v);
+  if (key == "max_batch" || key == "tokens_per_s") return count_text(v);
   if (key == "memory_headroom_bytes") return format_GiB(v);
   if (key == "power_W") return fmt("%.1f", v / 1e3);
   if (key == "tokens_per_joule") return fmt("%.2f", v);

@@ -245,7 +245,7 @@ std::string gbytes(double b) {
 }
 
 std::string batch_text(double b) {
-  return b >= 1e6 ? fmt("%.3g", b) : fmt("%.0f", b);
+  return count_text(b);
 }
 
 void print_header(std::ostream& os, const PlanOutput& o) {
@@ -288,7 +288,7 @@ void print_ranking(std::ostream& os, const PlanOutput& o) {
     ++shown;
     t.add_row({std::to_string(shown), to_string(p.strategy), p.meets_limits ? "yes" : "limits",
                gbytes(p.memory.used_bytes()), batch_text(p.max_batch), batch_text(p.batch),
-               fmt("%.1f", p.ttft_ms), fmt("%.2f", p.tpot_ms), fmt("%.0f", p.tokens_per_s),
+               fmt("%.1f", p.ttft_ms), fmt("%.2f", p.tpot_ms), count_text(p.tokens_per_s),
                fmt("%.1f", p.tokens_per_s_per_gpu), fmt("%.1f", p.tokens_per_s_per_user)});
   }
   t.print(os);
@@ -382,12 +382,12 @@ void print_pareto(std::ostream& os, const PlanOutput& o) {
 }
 
 void print_burst(std::ostream& os, const BurstResult& b) {
-  os << "Burst of " << fmt("%.0f", b.requests) << " requests (prefill before decode, in "
+  os << "Burst of " << count_text(b.requests) << " requests (prefill before decode, in "
      << b.waves.size() << (b.waves.size() == 1 ? " wave" : " waves") << " of at most "
      << fmt("%.0f", b.concurrency) << " sequences): makespan " << fmt("%.1f", b.makespan_s)
      << " s (prefill " << fmt("%.1f", b.prefill_s) << " s, decode " << fmt("%.1f", b.decode_s)
-     << " s), " << fmt("%.0f", b.total_tokens_per_s) << " total tok/s ("
-     << fmt("%.0f", b.output_tokens_per_s) << " output), mean TTFT " << fmt("%.0f", b.mean_ttft_ms)
+     << " s), " << count_text(b.total_tokens_per_s) << " total tok/s ("
+     << count_text(b.output_tokens_per_s) << " output), mean TTFT " << fmt("%.0f", b.mean_ttft_ms)
      << " ms (last " << fmt("%.0f", b.max_ttft_ms) << " ms), mean TPOT "
      << fmt("%.1f", b.mean_tpot_ms) << " ms\n";
 }
@@ -398,9 +398,9 @@ void print_closed_loop(std::ostream& os, const ClosedLoopResult& c) {
      << fmt("%.1f", c.prefill_one_us * 1e-3) << " ms, stalling the others; decode step "
      << fmt("%.2f", c.step_us * 1e-3) << " ms): mean TTFT " << fmt("%.0f", c.mean_ttft_ms)
      << " ms, mean TPOT " << fmt("%.2f", c.mean_tpot_ms) << " ms, "
-     << fmt("%.0f", c.plan_output_tokens_per_s) << " output tok/s ("
+     << count_text(c.plan_output_tokens_per_s) << " output tok/s ("
      << fmt("%.1f", c.output_tokens_per_s_per_gpu) << " per GPU), "
-     << fmt("%.0f", c.plan_total_tokens_per_s) << " total tok/s ("
+     << count_text(c.plan_total_tokens_per_s) << " total tok/s ("
      << fmt("%.1f", c.total_tokens_per_s_per_gpu) << " per GPU)\n";
 }
 

@@ -1,6 +1,8 @@
 #include "report/table.hpp"
+#include "report/text_prefix.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace topoplan::report {
@@ -46,6 +48,12 @@ std::string fmt(const char* format, double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, value);
   return buf;
+}
+
+std::string count_text(double value) {
+  const double a = std::round(std::fabs(value));
+  if (!(a < 1e18)) return fmt("%.3g", value);  // beyond exact integers (and NaN): as before
+  return (a > 0 && value < 0 ? "-" : "") + grouped(static_cast<std::size_t>(a));
 }
 
 }  // namespace topoplan::report

@@ -26,5 +26,8 @@ class Table {
 
 // printf-style number formatting for table cells ("%.1f" etc.).
 std::string fmt(const char* format, double value);
+// A count rounded to an integer with thousands separators: 49151612 -> "49,151,612" (tables at
+// cluster scale stay readable and exact; the JSON keeps the plain number).
+std::string count_text(double value);
 
 }  // namespace topoplan::report

@@ -184,8 +184,8 @@ void print_train(std::ostream& os, const TrainingResult& r) {
   for (const TrainPlan& p : r.plans) {
     bool f = p.fits;
     t.add_row({std::to_string(++i), describe(p.strategy), f ? "yes" : "no", gb(p.memory.total()),
-               f ? fmt("%.2f", p.step_time_ms / 1e3) : "-", f ? fmt("%.0f", p.tokens_per_s) : "-",
-               f ? fmt("%.0f", p.tokens_per_s_per_gpu) : "-",
+               f ? fmt("%.2f", p.step_time_ms / 1e3) : "-", f ? count_text(p.tokens_per_s) : "-",
+               f ? count_text(p.tokens_per_s_per_gpu) : "-",
                f ? fmt("%.0f", p.tflops_per_gpu) : "-", f ? fmt("%.1f%%", 100 * p.mfu) : "-",
                f && q.train_tokens > 0 ? fmt("%.1f", p.days_to_train) : "-"});
   }

@@ -118,7 +118,7 @@ set(_closed_r1 plan --model deepseek-r1 --topology hgx-h200-8 --tp 8 --ep 1 --at
 topoplan_cli_test(plan_closed_loop_r1_h200_json ARGS ${_closed_r1} --json
                   GOLDEN plan_closed_loop_r1_h200.json)
 topoplan_cli_test(plan_closed_loop_table ARGS ${_closed_r1}
-                  EXPECT_STDOUT "Closed loop of 64 requests in flight \\(each new prompt prefilled alone in [0-9.]+ ms.*mean TPOT [0-9.]+ ms, [0-9]+ output tok/s \\([0-9.]+ per GPU\\), [0-9]+ total tok/s")
+                  EXPECT_STDOUT "Closed loop of 64 requests in flight \\(each new prompt prefilled alone in [0-9.]+ ms.*mean TPOT [0-9.]+ ms, [0-9,]+ output tok/s \\([0-9.]+ per GPU\\), [0-9,]+ total tok/s")
 topoplan_cli_test(plan_steady_closed_loop_null ARGS plan --model llama-3-8b --topology hgx-h100-8
                        --tp 8 --mode decode --json
                   EXPECT_STDOUT "\"concurrency\": null.*\"closed_loop\": null")

@@ -1,10 +1,12 @@
 // Free text in text output: bounded prefix, ellipsis and full length in characters.
 #include "report/text_prefix.hpp"
+#include "report/table.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
+using topoplan::report::count_text;
 using topoplan::report::grouped;
 using topoplan::report::text_prefix;
 
@@ -41,4 +43,15 @@ TEST_CASE("grouped: thousands separated by commas") {
   CHECK(grouped(65536) == "65,536");
   CHECK(grouped(52428800) == "52,428,800");
   CHECK(grouped(1234567890123) == "1,234,567,890,123");
+}
+
+TEST_CASE("count_text: rounded, thousands grouped, sign kept, huge values in %.3g") {
+  CHECK(count_text(49151612.4) == "49,151,612");
+  CHECK(count_text(6834176) == "6,834,176");
+  CHECK(count_text(999.5) == "1,000");
+  CHECK(count_text(12) == "12");
+  CHECK(count_text(0) == "0");
+  CHECK(count_text(-0.2) == "0");  // no "-0"
+  CHECK(count_text(-1234) == "-1,234");
+  CHECK(count_text(2e20) == "2e+20");
 }
