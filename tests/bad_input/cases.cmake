@@ -60,6 +60,13 @@ bad_input(topo_missing_file "no_such.json: cannot open file" ${T} no_such.json)
 # stdin is bounded like a file: one byte past 256 MiB (a pipe, never written to disk; ~0.5 s).
 bad_input_fed(import_stdin_too_big "<stdin>: input larger than 256 MiB" "head;-c;268435457;/dev/zero"
               topo import nvidia-smi -)
+# --- NCCL topology XML: depth, attributes, elements and CPUs bounded (docs/limits.md)
+set(XI topo import nccl-xml)
+bad_input(xml_deep_nesting "xml_deep_nesting.xml: line 3: <pci> nested deeper than 128 levels" ${XI} ${_gen}/xml_deep_nesting.xml)
+bad_input(xml_many_attributes "xml_many_attributes.xml: line 2: <cpu> has more than 256 attributes" ${XI} ${_gen}/xml_many_attributes.xml)
+bad_input(xml_many_cpus "xml_many_cpus.xml: line 66: more than 64 <cpu> elements" ${XI} ${_gen}/xml_many_cpus.xml)
+bad_input(xml_many_bridges "xml_many_bridges.xml: line 16385: more than 16384 elements in one file" ${XI} ${_gen}/xml_many_bridges.xml)
+bad_input(xml_nvlink_count_overflow "xml_nvlink_count_overflow.xml: line 4: <nvlink> attribute count=\"2147483647\" must be 1 to 64" ${XI} xml_nvlink_count_overflow.xml)
 # --- Cluster files: file + pointer, bounds, cycles
 bad_input(cluster_tiers_5 "cluster_tiers_5.json: /cluster/fabric/tiers: must be 1 to 4, got 5" ${T} cluster_tiers_5.json)
 bad_input(cluster_count_1e9 "cluster_count_1e9.json: /cluster/count: 1000000000 servers .* more than 131072 GPUs" ${T} cluster_count_1e9.json)
