@@ -117,6 +117,12 @@ void parse_device(const io::JsonReader& f, ParseState& st) {
     // One server (node 0) unless "node" says otherwise; fabric switches sit outside servers (-1).
     const int node =
         f.has("node") ? f.integer("node", -1) : (type == DeviceType::NetSwitch ? -1 : 0);
+    // Per-server tables are sized by the largest node number: it is bounded like the devices
+    // (a server holds at least one), so "node": 999999999 cannot size a billion-entry table.
+    if (node >= static_cast<int>(limits::kMaxDevices))
+      f.fail(f.pointer_to("node"), "must be < " + std::to_string(limits::kMaxDevices) +
+                                       " (a server number; docs/limits.md), got " +
+                                       std::to_string(node));
     for (const std::string& id : ids) {
       Device d;
       d.id = id;

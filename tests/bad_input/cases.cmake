@@ -29,6 +29,7 @@ bad_input(topo_count_zero "/links/0/count: must be >= 1, got 0" ${T} topo_count_
 bad_input(topo_count_huge "/links/0/count: 1000000000 x nvlink4 is more than" ${T} topo_count_huge.json)
 bad_input(topo_count_fraction "/links/0/count: expected an integer, got 2.5" ${T} topo_count_fraction.json)
 bad_input(topo_node_wraps "/devices/0/node: must be <= 1000000000, got 18446744073709551615" ${T} topo_node_wraps.json)
+bad_input(topo_node_1e9 "topo_node_1e9.json: /devices/0/node: must be < 1048576 \\(a server number; docs/limits.md\\), got 999999999" ${T} topo_node_1e9.json)
 bad_input(topo_node_fraction "/devices/0/node: expected an integer, got 0.5" ${T} topo_node_fraction.json)
 bad_input(catalog_zero_bandwidth "/catalog/links/0/GBps: must be 0.001 to 1000000 GB/s \\(docs/limits.md\\), got 0" ${T} topo_catalog_zero_bandwidth.json)
 # --- Ids: dangling, duplicate, empty, too long, bad ranges
