@@ -203,6 +203,41 @@ for b in "${builds[@]}"; do
   c hf_invalid_utf8 exit-code 2 model show "$F/hf_invalid_utf8.json"
   c number_3e2768 exit-code 2 model show "$F/hf_number_out_of_range.json"
   c tp_beyond_gpus exit-code 2 plan --model llama-3-70b "${H[@]}" --tp 16
+  # Output failures (issue 29): exit 2 naming the path, never "wrote ..." with exit 0; every file
+  # is written to a temporary file beside the target and renamed (src/io/output_file.cpp)
+  X=$root/topologies/samples/nccl-xml/hgx-h100-8.xml
+  c render_missing_folder output 2 topo render hgx-h100-8 -o nodir/x.svg
+  c render_png_missing_folder output 2 topo render hgx-h100-8 -o nodir/x.png
+  c render_dot_missing_folder output 2 topo render hgx-h100-8 -o nodir/x.dot
+  c render_to_directory output 2 topo render hgx-h100-8 --format svg -o "$G"
+  c render_dev_full output 2 topo render hgx-h100-8 --format svg -o /dev/full
+  c chart_missing_folder output 2 collective all-reduce "${H[@]}" --sweep 1M:1G --chart nodir/c.svg
+  c html_missing_folder output 2 plan --model llama-3-8b "${H[@]}" --html nodir/p.html
+  c import_dev_full output 2 topo import nccl-xml "$X" -o /dev/full
+  c import_missing_folder output 2 topo import nccl-xml "$X" -o nodir/t.json
+  c export_dev_full output 2 topo export nccl-xml hgx-h100-8 -o /dev/full
+  bin=$root/$b/src/cli/topoplan
+  if [[ stdout_dev_full =~ $only ]]; then # run_case captures stdout, so this one runs here
+    (cd "$work" && "$bin" topo show hgx-h100-8 >/dev/full 2>/dev/null)
+    rc=$?
+    v=ok; [[ $rc -eq 2 ]] || { v=EXIT; bad=1; }
+    rows+=("$b|output|stdout_dev_full|topo show hgx-h100-8 >/dev/full|$rc (2)|||$v|")
+  fi
+  if [[ import_self_overwrite =~ $only ]]; then # a refused import must leave its input as it was
+    cp "$root/topologies/samples/nvidia-smi/hgx-h100-8.txt" "$work/self.txt"
+    (cd "$work" && "$bin" topo import nvidia-smi self.txt --nic banana -o self.txt >/dev/null 2>&1)
+    rc=$?
+    v=ok; { [[ $rc -eq 2 ]] && cmp -s "$work/self.txt" "$root/topologies/samples/nvidia-smi/hgx-h100-8.txt"; } ||
+      { v=DESTROYED; bad=1; }
+    rows+=("$b|output|import_self_overwrite|topo import nvidia-smi self.txt -o self.txt|$rc (2)|||$v|")
+  fi
+  if [[ render_concurrent =~ $only ]]; then # eight renders of one file: one whole SVG remains
+    for i in 1 2 3 4 5 6 7 8; do (cd "$work" && "$bin" topo render hgx-h100-8 -o conc.svg >/dev/null 2>&1) & done
+    wait
+    v=ok; xmllint --noout "$work/conc.svg" 2>/dev/null || { v=INTERLEAVED; bad=1; }
+    [[ -z $(find "$work" -maxdepth 1 -name '.*tmp*') ]] || { v=TEMP-LEFT; bad=1; }
+    rows+=("$b|output|render_concurrent|8 x topo render -o conc.svg|0 (0)|||$v|")
+  fi
 done
 
 printf '%s\n' "build|class|case|command|exit (expected)|s|peak MB|verdict|first line of stderr"

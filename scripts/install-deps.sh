@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages topoplan builds with (skips apt when all are present).
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libboost-graph-dev nlohmann-json3-dev
-      libgraphviz-dev graphviz doctest-dev libcli11-dev)
+      libgraphviz-dev graphviz doctest-dev libcli11-dev libxml2-dev)
 # Reports (issue 9): PLplot charts, xmllint for the SVG test, headless Chromium for the HTML test.
 pkgs+=(libplplot-dev plplot-driver-cairo libxml2-utils chromium python3)
 missing=()

@@ -70,6 +70,20 @@ inline constexpr double kMaxLinkGBps = 1e6;
 // (DeepSeek's EP320 decode); an all-to-all over all 20,000 GPUs of one domain was 112 s, 15.6 GB.
 inline constexpr std::size_t kMaxDirectPairs = std::size_t{1} << 24;
 
+// NCCL topology XML (topo import nccl-xml, read with libxml2): element nesting, attributes on one
+// element, elements in one file. NCCL's dumps nest 6-8 deep (system/cpu/pci/pci/gpu/nvlink), the
+// widest element (<pci>) has 9 attributes, and an 8-GPU HGX dump has ~200 elements; a GB200
+// NVL72 tray fewer. libxml2 2.9 checks duplicate attributes pairwise (200,000 attributes on one
+// element took 9 minutes), so attributes are counted before libxml2 sees the text.
+inline constexpr int kMaxXmlDepth = 128;
+inline constexpr int kMaxXmlAttributes = 256;
+inline constexpr std::size_t kMaxXmlElements = 16'384;
+
+// CPU sockets / NUMA nodes of one imported server (NCCL XML <cpu>, nvidia-smi NUMA affinity):
+// every pair is linked, so 3,000 CPUs were 4.5 million links. The largest servers have 8 sockets
+// and 32 NUMA nodes (8 x SNC4).
+inline constexpr int kMaxImportCpus = 64;
+
 // Entries of one error report and names checked for "did you mean": the suggestion is an edit
 // distance per known name, so an unknown id in a file of 10^6 ids must not cost 10^6 of them
 // per bad entry.

@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
+#include "io/output_file.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology_import.hpp"
@@ -33,9 +34,7 @@ void write_output(const std::string& path, const std::string& text) {
     std::cout << text;
     return;
   }
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw InputError(path, "", "cannot write the file");
+  topoplan::detail::write_output_file(path, text);
 }
 
 int run_import(const ImportArgs& a) {
@@ -46,13 +45,17 @@ int run_import(const ImportArgs& a) {
   const ImportedTopology imp = a.format == "nccl-xml" ? import_nccl_topology_xml(text, source, opt)
                                                       : import_nvidia_smi_topo(text, source, opt);
   for (const std::string& n : imp.notes) std::cerr << "topoplan: note: " << n << "\n";
-  // A graph the planner would refuse is still written (the user may complete it by hand), but
-  // every problem is named and the exit code says so.
+  // A graph the planner would refuse is not written (it would be a file topoplan then refuses,
+  // and `-o` may name the input itself): every problem is named, exit 2, the target untouched.
   const std::vector<Diagnostic> problems = imp.topology.validate();
   for (const Diagnostic& d : problems)
     std::cerr << "topoplan: " << source << ": " << d.location << ": " << d.message << "\n";
+  if (!problems.empty()) {
+    std::cerr << "topoplan: " << source << ": not written: the imported topology is not valid\n";
+    return 2;
+  }
   write_output(a.output, write_topology_json(imp.topology));
-  return problems.empty() ? 0 : 2;
+  return 0;
 }
 
 int run_export(const ImportArgs& a) {

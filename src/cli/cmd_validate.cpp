@@ -9,6 +9,7 @@
 #include "cli/cmd_validate_probe.hpp"
 #include "cli/commands.hpp"
 #include "cli/topology_options.hpp"
+#include "io/output_file.hpp"
 #include "report/validate_report.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -101,9 +102,7 @@ int run_calibrate(const ValidateArgs& a) {
     std::cout << text;
     return 0;
   }
-  std::ofstream out(a.output);
-  out << text;
-  if (!out) throw InputError(a.output, "", "cannot write the file");
+  topoplan::detail::write_output_file(a.output, text);
   report::print_calibrate(std::cout, c, a.output);
   return 0;
 }

@@ -1,4 +1,5 @@
 // topoplan: plan model sharding and placement on multi-GPU systems.
+#include <cstdio>
 #include <exception>
 #include <iostream>
 
@@ -31,7 +32,15 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   try {
-    return action ? action() : 0;
+    const int rc = action ? action() : 0;
+    // Standard output that could not be written (a full disk, /dev/full, a closed pipe) is a
+    // failure, not a success with the answer lost.
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::cerr << "topoplan: cannot write to standard output\n";
+      return rc != 0 ? rc : 2;
+    }
+    return rc;
   } catch (const topoplan::FieldError& e) {
     std::cerr << "topoplan: " << topoplan::cli::flag_message(e) << "\n";
     return e.exit_code();

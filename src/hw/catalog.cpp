@@ -6,6 +6,7 @@
 
 #include "hw/kind_names.hpp"
 #include "io/json_reader.hpp"
+#include "io/quantity_ranges.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
@@ -70,24 +71,25 @@ GpuSpec parse_gpu(const io::JsonReader& f) {
   g.p2p = f.boolean_or("p2p", true);
   // Capacity in decimal GB ("memory_GB") or binary GiB ("memory_GiB"), as the datasheet states it.
   if (f.has("memory_GiB")) {
-    g.memory_bytes = f.number("memory_GiB", 0, true) * kGiB;
+    g.memory_bytes = f.quantity("memory_GiB", io::ranges::kGpuMemoryGB) * kGiB;
   } else {
-    g.memory_bytes = f.number("memory_GB", 0, true) * kGB;
+    g.memory_bytes = f.quantity("memory_GB", io::ranges::kGpuMemoryGB) * kGB;
   }
   // nvidia-smi's total (MiB), the memory frameworks actually see; its source is in "source".
-  if (f.has("usable_MiB")) g.memory_usable_bytes = f.number("usable_MiB", 0, true) * kMiB;
-  g.hbm_GBps = f.number("hbm_GBps", 0, true);
-  g.bf16_TFLOPS = f.number("bf16_TFLOPS", 0, true);
-  g.fp16_TFLOPS = f.number("fp16_TFLOPS", 0, true);
-  g.fp8_TFLOPS = f.number("fp8_TFLOPS", 0, false);
-  g.int8_TOPS = f.number("int8_TOPS", 0, false);
-  g.fp4_TFLOPS = f.number("fp4_TFLOPS", 0, false);
+  if (f.has("usable_MiB"))
+    g.memory_usable_bytes = f.quantity("usable_MiB", io::ranges::kGpuMemoryMiB) * kMiB;
+  g.hbm_GBps = f.quantity("hbm_GBps", io::ranges::kGpuHbmGBps);
+  g.bf16_TFLOPS = f.quantity("bf16_TFLOPS", io::ranges::kGpuTFLOPS);
+  g.fp16_TFLOPS = f.quantity("fp16_TFLOPS", io::ranges::kGpuTFLOPS);
+  g.fp8_TFLOPS = f.quantity("fp8_TFLOPS", io::ranges::kGpuTFLOPS, true);  // 0: no FP8
+  g.int8_TOPS = f.quantity("int8_TOPS", io::ranges::kGpuTFLOPS, true);
+  g.fp4_TFLOPS = f.quantity("fp4_TFLOPS", io::ranges::kGpuTFLOPS, true);
   g.nvlink_type = f.str_or("nvlink_type", "");
   g.nvlink_count = f.has("nvlink_count") ? f.integer("nvlink_count", 0) : 0;
-  g.nvlink_GBps = f.has("nvlink_GBps") ? f.number("nvlink_GBps", 0, false) : 0;
+  g.nvlink_GBps = f.has("nvlink_GBps") ? f.quantity("nvlink_GBps", io::ranges::kLinkGBps, true) : 0;
   g.pcie_type = f.str("pcie_type");
   g.pcie_lanes = f.integer("pcie_lanes", 1);
-  g.power_W = f.number("power_W", 0, true);
+  g.power_W = f.quantity("power_W", io::ranges::kGpuPowerW);
   g.sm_count = f.has("sm_count") ? f.integer("sm_count", 1) : 0;
   g.source = f.str("source");
   return g;
@@ -97,10 +99,9 @@ LinkSpec parse_link(const io::JsonReader& f) {
   LinkSpec l;
   l.name = f.str("name");
   l.kind = parse_kind(f, "kind");
-  l.GBps = f.number_at_most("GBps", 0, limits::kMaxLinkGBps, true);
-  l.efficiency = f.has("efficiency") ? f.number("efficiency", 0, true) : 1.0;
-  if (l.efficiency > 1.0) throw InputError(f.source(), f.pointer_to("efficiency"), "must be <= 1");
-  l.latency_us = f.number_at_most("latency_us", 0, limits::kMaxLinkLatency_us, false);
+  l.GBps = f.quantity("GBps", io::ranges::kLinkGBps);
+  l.efficiency = f.has("efficiency") ? f.quantity("efficiency", io::ranges::kLinkEfficiency) : 1.0;
+  l.latency_us = f.quantity("latency_us", io::ranges::kLinkLatency_us, true);
   l.source = f.str("source");
   return l;
 }
@@ -108,7 +109,7 @@ LinkSpec parse_link(const io::JsonReader& f) {
 NicSpec parse_nic(const io::JsonReader& f) {
   NicSpec n;
   n.name = f.str("name");
-  n.GBps = f.number("GBps", 0, true);
+  n.GBps = f.quantity("GBps", io::ranges::kNicGBps);
   n.port_link = f.str("port_link");
   n.pcie_type = f.str("pcie_type");
   n.pcie_lanes = f.integer("pcie_lanes", 1);

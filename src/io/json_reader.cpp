@@ -1,5 +1,7 @@
 #include "io/json_reader.hpp"
 
+#include "io/quantity_ranges.hpp"
+
 #include <cmath>
 
 #include "topoplan/error.hpp"
@@ -184,6 +186,29 @@ double JsonReader::number_at_most(const std::string& key, double min, double max
   if (x > max)
     fail(pointer_to(key), "must be <= " + nlohmann::json(max).dump() + ", got " + at(key).dump() +
                               " (docs/limits.md)");
+  return x;
+}
+
+namespace {
+// A range bound as typed in docs/limits.md: whole numbers without ".0", others as JSON.
+std::string bound_text(double x) {
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return std::to_string(static_cast<long long>(x));
+  return nlohmann::json(x).dump();
+}
+}  // namespace
+
+double JsonReader::quantity(const std::string& key, const QuantityRange& range,
+                            bool zero_ok) const {
+  if (zero_ok && !has(key)) return 0;
+  const auto& v = at(key);
+  if (!v.is_number()) fail(pointer_to(key), "expected a number, got " + v.dump());
+  const double x = v.get<double>();
+  if (zero_ok && x == 0) return 0;
+  if (!std::isfinite(x) || x < range.min || x > range.max)
+    fail(pointer_to(key), std::string("must be ") + (zero_ok ? "0 or " : "") +
+                              bound_text(range.min) + " to " + bound_text(range.max) +
+                              (*range.unit ? std::string(" ") + range.unit : std::string()) +
+                              " (docs/limits.md), got " + v.dump());
   return x;
 }
 

@@ -15,6 +15,8 @@
 
 namespace topoplan::io {
 
+struct QuantityRange;
+
 // Parses `text`; a syntax error becomes InputError(source, "line L, column C", "malformed JSON:
 // ...").
 nlohmann::json parse_json_text(const std::string& text, const std::string& source);
@@ -49,6 +51,10 @@ class JsonReader {
   double number(const std::string& key, double min, bool positive) const;
   // number(), and at most `max` (a resource or plausibility bound from topoplan/limits.hpp).
   double number_at_most(const std::string& key, double min, double max, bool positive) const;
+  // A physical quantity within its plausible range (io/quantity_ranges.hpp): required, finite,
+  // min <= x <= max, else "must be MIN to MAX UNIT (docs/limits.md), got X" at the pointer.
+  // With `zero_ok`, 0 (absent, or "not supported") is also accepted; an absent key is 0 then.
+  double quantity(const std::string& key, const QuantityRange& range, bool zero_ok = false) const;
   int integer(const std::string& key, int min) const;          // required, min..1e9
   int integer_or(const std::string& key, int fallback) const;  // optional, 0..1e9
   bool boolean_or(const std::string& key, bool fallback) const;

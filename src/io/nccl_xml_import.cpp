@@ -10,12 +10,18 @@
 #include "io/import_common.hpp"
 #include "io/xml_tree.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/topology_import.hpp"
 
 namespace topoplan {
 namespace {
 
 using detail::XmlElement;
+
+// Bounds on what one element may claim (docs/limits.md): PCIe links are at most x32; a GPU has at
+// most 18 NVLinks (B200, GB200), so 64 in one <nvlink>/<c2c> or in total per GPU is a bad file.
+constexpr int kMaxPcieLanes = 32;
+constexpr int kMaxNvlinks = 64;
 
 struct Pcie {
   std::string type;  // empty: not given in the file (filled from the child or the catalog)
@@ -49,6 +55,7 @@ class Importer {
   std::vector<std::string> notes_;
   detail::CpuChoice cpu_;
   bool cpu_set_ = false;
+  int cpus_ = 0;
 
   [[noreturn]] void fail(const XmlElement& e, const std::string& what) const {
     throw InputError(source_, "line " + std::to_string(e.line), what);
@@ -66,6 +73,8 @@ class Importer {
     return v ? *v : "";
   }
   int int_attr(const XmlElement& e, const char* key, int fallback, int base = 10) const;
+  // An integer attribute that must lie in [lo, hi] (fallback when absent).
+  int bounded_attr(const XmlElement& e, const char* key, int fallback, int lo, int hi) const;
   double real_attr(const XmlElement& e, const char* key) const;
 
   Pcie pcie_of(const XmlElement& pci);
@@ -92,6 +101,15 @@ int Importer::int_attr(const XmlElement& e, const char* key, int fallback, int b
   fail(e, "<" + e.name + "> attribute " + key + "=\"" + v + "\" is not a number");
 }
 
+int Importer::bounded_attr(const XmlElement& e, const char* key, int fallback, int lo,
+                           int hi) const {
+  const int x = int_attr(e, key, fallback);
+  if (x < lo || x > hi)
+    fail(e, "<" + e.name + "> attribute " + key + "=\"" + attr(e, key) + "\" must be " +
+                std::to_string(lo) + " to " + std::to_string(hi));
+  return x;
+}
+
 double Importer::real_attr(const XmlElement& e, const char* key) const {
   const std::string v = attr(e, key);
   std::size_t used = 0;
@@ -106,7 +124,7 @@ double Importer::real_attr(const XmlElement& e, const char* key) const {
 // link_speed "32.0 GT/s PCIe" or "16 GT/s" and link_width → a catalog PCIe type.
 Pcie Importer::pcie_of(const XmlElement& pci) {
   Pcie p;
-  p.lanes = int_attr(pci, "link_width", 16);
+  p.lanes = bounded_attr(pci, "link_width", 16, 0, kMaxPcieLanes);
   if (p.lanes == 0) p.lanes = 16;  // NCCL: width 0 means x16
   if (attr(pci, "link_speed").empty()) return p;
   const auto choice = detail::pcie_for_rate(real_attr(pci, "link_speed"), p.lanes);
@@ -131,6 +149,9 @@ std::string Importer::gpu_model(const XmlElement& pci) const {
 }
 
 void Importer::walk_cpu(const XmlElement& cpu) {
+  if (++cpus_ > limits::kMaxImportCpus)
+    fail(cpu, "more than " + std::to_string(limits::kMaxImportCpus) +
+                  " <cpu> elements (CPU sockets / NUMA nodes) in one server");
   const auto choice = detail::cpu_for(attr(cpu, "arch"), attr(cpu, "vendor"),
                                       int_attr(cpu, "familyid", -1), int_attr(cpu, "modelid", -1));
   if (!choice.note.empty()) note(cpu, choice.note);
@@ -236,30 +257,31 @@ std::string lower(std::string s) {
 }
 
 // Missing PCIe attributes: an endpoint takes its catalog host interface, a switch the fastest
-// link below it (children come after their parent in recs_, so a reverse pass sees them first).
+// link below it (children come after their parent in recs_, so a reverse pass sees them first
+// and hands each its parent's fastest child: one pass, not a scan of every record per switch).
 void Importer::resolve_pcie() {
   const Catalog& cat = Catalog::builtin();
+  std::vector<std::string> fastest_child(recs_.size());
   for (std::size_t i = recs_.size(); i-- > 0;) {
     Record& r = recs_[i];
-    if (r.type == DeviceType::Cpu || !r.pcie.type.empty()) continue;
-    if (r.type == DeviceType::Gpu) {
-      r.pcie.type = cat.gpu(r.model).pcie_type;
-      r.pcie.lanes = cat.gpu(r.model).pcie_lanes;
-    } else if (r.type == DeviceType::Nic) {
-      const NicSpec* n = cat.find_nic(r.model);
-      r.pcie.type = n ? n->pcie_type : "pcie4";
-      r.pcie.lanes = n ? n->pcie_lanes : 16;
-    } else {
-      double best = 0;
-      for (const Record& c : recs_)
-        if (c.parent == static_cast<int>(i) && detail::pcie_rate_of(c.pcie.type) > best) {
-          best = detail::pcie_rate_of(c.pcie.type);
-          r.pcie.type = c.pcie.type;
-        }
-      if (r.pcie.type.empty()) r.pcie.type = "pcie4";
+    if (r.type == DeviceType::Cpu) continue;
+    if (r.pcie.type.empty()) {
+      if (r.type == DeviceType::Gpu) {
+        r.pcie.type = cat.gpu(r.model).pcie_type;
+        r.pcie.lanes = cat.gpu(r.model).pcie_lanes;
+      } else if (r.type == DeviceType::Nic) {
+        const NicSpec* n = cat.find_nic(r.model);
+        r.pcie.type = n ? n->pcie_type : "pcie4";
+        r.pcie.lanes = n ? n->pcie_lanes : 16;
+      } else {
+        r.pcie.type = fastest_child[i].empty() ? "pcie4" : fastest_child[i];
+      }
+      note(r.line, "no link_speed/link_width: " + r.pcie.type + " x" +
+                       std::to_string(r.pcie.lanes) + " assumed for " +
+                       std::string(to_string(r.type)) + " " + r.busid);
     }
-    note(r.line, "no link_speed/link_width: " + r.pcie.type + " x" + std::to_string(r.pcie.lanes) +
-                     " assumed for " + std::string(to_string(r.type)) + " " + r.busid);
+    std::string& best = fastest_child[static_cast<std::size_t>(r.parent)];
+    if (detail::pcie_rate_of(r.pcie.type) > detail::pcie_rate_of(best)) best = r.pcie.type;
   }
 }
 
@@ -276,12 +298,15 @@ void Importer::add_nvlinks(Topology& t, int nvswitch) {
     int to_switch = 0;
     for (const XmlElement& l : r.gpu->children) {
       if (l.name != "nvlink") continue;
-      const int count = int_attr(l, "count", 1);
+      const int count = bounded_attr(l, "count", 1, 1, kMaxNvlinks);
       const int tclass = int_attr(l, "tclass", 0, 16);
       if (type.empty())
         fail(l, "<nvlink> on a " + r.model + ", which has no NVLink in the catalog");
       if ((tclass >> 8) == 0x0680) {
-        to_switch += count;
+        to_switch += count;  // at most kMaxNvlinks more than the bound: no overflow
+        if (to_switch > kMaxNvlinks)
+          fail(l,
+               "more than " + std::to_string(kMaxNvlinks) + " NVLinks from one GPU to NVSwitches");
         continue;
       }
       auto peer = gpu_by_bus.find(lower(attr(l, "target")));
@@ -309,7 +334,7 @@ void Importer::build_links(Topology& t, int nvswitch) {
   for (std::size_t i = 0; i < recs_.size(); ++i) {  // C2C: GPU ↔ its CPU (Grace)
     for (const XmlElement& c : gpu_children(recs_[i])) {
       if (c.name != "c2c") continue;
-      const int count = int_attr(c, "count", 1);
+      const int count = bounded_attr(c, "count", 1, 1, kMaxNvlinks);
       const double bw_GBps = real_attr(c, "bw") * count / 1000;  // bw: MB/s per link (NVML)
       detail::add_catalog_link(t, recs_[i].device, cpu_of(static_cast<int>(i)), "nvlink-c2c", count,
                                bw_GBps);

@@ -12,6 +12,7 @@
 
 #include "io/import_common.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/topology_import.hpp"
 
 namespace topoplan {
@@ -330,6 +331,12 @@ ImportedTopology Builder::run() {
   std::vector<int> cpus(numa.begin(), numa.end());
   std::sort(cpus.begin(), cpus.end());
   cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  if (cpus.size() > static_cast<std::size_t>(limits::kMaxImportCpus)) {
+    const int first_over = cpus[static_cast<std::size_t>(limits::kMaxImportCpus)];
+    fail(static_cast<std::size_t>(std::find(numa.begin(), numa.end(), first_over) - numa.begin()),
+         "more than " + std::to_string(limits::kMaxImportCpus) +
+             " NUMA nodes (CPUs) in one server: every pair would be linked");
+  }
   t_.name = opt_.name.empty() ? std::filesystem::path(source_).stem().string() : opt_.name;
   t_.description = "imported from nvidia-smi topo -m " + source_;
   for (const auto& [nic, name] : m_.legend)

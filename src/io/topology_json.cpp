@@ -7,6 +7,7 @@
 
 #include "hw/kind_names.hpp"
 #include "io/json_reader.hpp"
+#include "io/quantity_ranges.hpp"
 #include "io/topology_document.hpp"
 #include "io/topology_ranges.hpp"
 #include "topoplan/error.hpp"
@@ -116,6 +117,12 @@ void parse_device(const io::JsonReader& f, ParseState& st) {
     // One server (node 0) unless "node" says otherwise; fabric switches sit outside servers (-1).
     const int node =
         f.has("node") ? f.integer("node", -1) : (type == DeviceType::NetSwitch ? -1 : 0);
+    // Per-server tables are sized by the largest node number: it is bounded like the devices
+    // (a server holds at least one), so "node": 999999999 cannot size a billion-entry table.
+    if (node >= static_cast<int>(limits::kMaxDevices))
+      f.fail(f.pointer_to("node"), "must be < " + std::to_string(limits::kMaxDevices) +
+                                       " (a server number; docs/limits.md), got " +
+                                       std::to_string(node));
     for (const std::string& id : ids) {
       Device d;
       d.id = id;
@@ -167,17 +174,14 @@ void parse_link(const io::JsonReader& f, ParseState& st) {
   proto.type = type;
   proto.count = count;
   // bw_GBps overrides the whole bundle's per-direction bandwidth (a measured or derated link).
-  proto.bw_GBps = f.has("bw_GBps") ? f.number_at_most("bw_GBps", 0, limits::kMaxLinkGBps, true)
-                                   : count * spec->GBps;
+  proto.bw_GBps =
+      f.has("bw_GBps") ? f.quantity("bw_GBps", io::ranges::kLinkGBps) : count * spec->GBps;
   proto.efficiency = spec->efficiency;
   if (f.has("efficiency")) {
-    proto.efficiency = f.number("efficiency", 0, true);
-    if (proto.efficiency > 1)
-      throw InputError(st.source, f.pointer_to("efficiency"), "must be <= 1");
+    proto.efficiency = f.quantity("efficiency", io::ranges::kLinkEfficiency);
   }
-  proto.latency_us = f.has("latency_us")
-                         ? f.number_at_most("latency_us", 0, limits::kMaxLinkLatency_us, false)
-                         : spec->latency_us;
+  proto.latency_us = f.has("latency_us") ? f.quantity("latency_us", io::ranges::kLinkLatency_us)
+                                         : spec->latency_us;
   const std::vector<int> from = resolve(f, "from", st), to = resolve(f, "to", st);
   if (from.size() != to.size() && from.size() != 1 && to.size() != 1) {
     throw InputError(st.source, f.pointer(),

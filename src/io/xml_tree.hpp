@@ -1,7 +1,9 @@
-// A small XML reader for NCCL topology files: elements, attributes, comments, the <?xml?>
+// The XML reader of NCCL topology files, over libxml2: elements, attributes, comments, the <?xml?>
 // declaration and the five predefined entities. Text content, CDATA and DTDs are not needed by
-// the NCCL format and are rejected. Every element remembers its line so that importers can name
-// it in errors. Private to src/.
+// the NCCL format and are rejected; no network access, no entity expansion. Nesting, attributes
+// per element and elements per file are bounded (limits.hpp: kMaxXmlDepth, kMaxXmlAttributes,
+// kMaxXmlElements). Every element remembers its line so that importers can name it in errors.
+// Private to src/.
 #pragma once
 
 #include <string>
@@ -21,8 +23,9 @@ struct XmlElement {
 };
 
 // Parses `text` into its root element. Throws InputError(source, "line N", ...) on malformed
-// XML: unclosed or mismatched tags, bad attribute syntax, duplicate attributes, stray text, a
-// second root element.
+// XML (libxml2's message: mismatched tags, bad attribute syntax, duplicate attributes, unknown
+// entities), an unclosed element, stray text, a second root element, a DOCTYPE, or a bound
+// passed.
 XmlElement parse_xml(const std::string& text, const std::string& source);
 
 // Escapes &, <, >, " for an attribute value written between double quotes.

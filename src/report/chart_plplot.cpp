@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "io/output_file.hpp"
 #include "report/chart.hpp"
 #include "report/table.hpp"
 #include "topoplan/error.hpp"
@@ -172,12 +173,22 @@ std::string size_label(double bytes) {
 
 void write_chart(const std::vector<ChartPanel>& panels, const std::string& path) {
   const std::string dev = device_of(path);
-  Page page(path, static_cast<int>(panels.size()), kPanelHeight * static_cast<int>(panels.size()));
-  for (const ChartPanel& p : panels) draw_panel(p);
+  // PLplot draws into a temporary file beside the target (same extension), renamed when done.
+  detail::write_output_via(path, [&](const std::string& temp) {
+    Page page(temp, static_cast<int>(panels.size()),
+              kPanelHeight * static_cast<int>(panels.size()));
+    for (const ChartPanel& p : panels) draw_panel(p);
+  });
 }
+
+static void draw_bar_chart(const BarChart& c, const std::string& path);
 
 void write_bar_chart(const BarChart& c, const std::string& path) {
   const std::string dev = device_of(path);
+  detail::write_output_via(path, [&](const std::string& temp) { draw_bar_chart(c, temp); });
+}
+
+static void draw_bar_chart(const BarChart& c, const std::string& path) {
   Page page(path, 1, kPanelHeight + 60);
   pladv(0);
   plvpor(0.08, 0.68, 0.16, 0.88);

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 
+#include "io/output_file.hpp"
 #include "report/diagram.hpp"
 #include "report/html_text.hpp"
 #include "report/table.hpp"
@@ -257,20 +258,19 @@ std::string diagram_svg(const Diagram& d) {
 
 void write_diagram(const Diagram& d, DiagramFormat format, const std::string& path) {
   if (format == DiagramFormat::Dot) {
-    FILE* f = std::fopen(path.c_str(), "w");
-    if (!f) throw InputError(path, "", "cannot open for writing");
-    GraphPtr g = to_graph(d);
-    agwrite(g.get(), f);
-    std::fclose(f);
+    detail::write_output_file(path, diagram_dot(d));
     return;
   }
   GraphPtr g = to_graph(d);
   Context ctx;
   if (gvLayout(ctx.gvc, g.get(), "dot") != 0) throw Error("graphviz: dot layout failed");
-  const int rc = gvRenderFilename(ctx.gvc, g.get(), renderer(format), cstr(path));
-  gvFreeLayout(ctx.gvc, g.get());
-  if (rc != 0)
-    throw InputError(path, "", std::string("graphviz could not write ") + renderer(format));
+  // Graphviz draws into a temporary file beside the target, renamed into place once complete.
+  detail::write_output_via(path, [&](const std::string& temp) {
+    const int rc = gvRenderFilename(ctx.gvc, g.get(), renderer(format), cstr(temp));
+    gvFreeLayout(ctx.gvc, g.get());
+    if (rc != 0)
+      throw InputError(path, "", std::string("graphviz could not write ") + renderer(format));
+  });
 }
 
 }  // namespace topoplan::report

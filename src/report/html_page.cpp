@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/output_file.hpp"
 #include "report/html_text.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -75,10 +76,7 @@ std::string svg_via_file(const std::function<void(const std::string&)>& write) {
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(path, "", "cannot open for writing");
-  out << text;
-  if (!out) throw InputError(path, "", "write failed");
+  detail::write_output_file(path, text);
 }
 
 }  // namespace topoplan::report

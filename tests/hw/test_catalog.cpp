@@ -116,7 +116,8 @@ TEST_CASE("Catalog::parse errors name the file and the JSON pointer") {
   CHECK(error_of(kGpus, bad_kind, kNics)
             .find("cat/links.json: /links/1/kind: unknown link kind 'pci'") == 0);
   const std::string neg = replaced(kGpus, "\"hbm_GBps\": 1", "\"hbm_GBps\": -1");
-  CHECK(error_of(neg, kLinks, kNics).find("cat/gpus.json: /gpus/0/hbm_GBps: must be > 0") == 0);
+  CHECK(error_of(neg, kLinks, kNics)
+            .find("cat/gpus.json: /gpus/0/hbm_GBps: must be 1 to 1000000 GB/s") == 0);
   const std::string dangling = replaced(kNics, "ib-ndr400", "ib-ndr4000");
   CHECK(error_of(kGpus, kLinks, dangling)
             .find("cat/nics.json: /nics/0/port_link: unknown link type") == 0);

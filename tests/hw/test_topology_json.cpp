@@ -120,7 +120,7 @@ TEST_CASE("field errors: typo'd keys, bad counts, bad overrides, missing arrays"
         "t.json: /links/0/count: must be >= 1, got 0");
   CHECK(
       error_of(with(kDevs, R"({"from": "gpu0", "to": "nvs", "type": "nvlink4", "bw_GBps": -5})")) ==
-      "t.json: /links/0/bw_GBps: must be > 0, got -5");
+      "t.json: /links/0/bw_GBps: must be 0.001 to 1000000 GB/s (docs/limits.md), got -5");
   CHECK(error_of(with(kDevs, R"({"from": "gpu0", "to": 3, "type": "nvlink4"})")) ==
         "t.json: /links/0/to: expected a string, got 3");  // the reader names what it found
   CHECK(error_of(R"({"name": "t", "devices": []})") == "t.json: /links: missing field");
@@ -269,7 +269,16 @@ TEST_CASE("errors in a file's own catalog name the JSON pointer under /catalog")
     return own(c.replace(c.find(from), from.size(), to));
   };
   CHECK(error_of(with_catalog("\"hbm_GBps\": 5300", "\"hbm_GBps\": -1")) ==
-        "t.json: /catalog/gpus/0/hbm_GBps: must be > 0, got -1");
+        "t.json: /catalog/gpus/0/hbm_GBps: must be 1 to 1000000 GB/s (docs/limits.md), got -1");
+  // Plausible ranges, not only signs (issue 29): a denormal rate gave a wrong, plausible plan.
+  CHECK(error_of(with_catalog("\"hbm_GBps\": 5300", "\"hbm_GBps\": 5e-324")) ==
+        "t.json: /catalog/gpus/0/hbm_GBps: must be 1 to 1000000 GB/s (docs/limits.md), got 5e-324");
+  CHECK(error_of(with(kDevs,
+                      R"({"from": "gpu0", "to": "nvs", "type": "nvlink4", "bw_GBps": 5e-324})")) ==
+        "t.json: /links/0/bw_GBps: must be 0.001 to 1000000 GB/s (docs/limits.md), got 5e-324");
+  CHECK(error_of(with(kDevs,
+                      R"({"from": "gpu0", "to": "nvs", "type": "nvlink4", "efficiency": 1e-9})")) ==
+        "t.json: /links/0/efficiency: must be 0.01 to 1 (docs/limits.md), got 1e-09");
   CHECK(error_of(with_catalog("\"nvlink_type\": \"fabric-x\"", "\"nvlink_type\": \"fabric-y\""))
             .find("t.json: /catalog/gpus/0/nvlink_type: unknown link type 'fabric-y'") == 0);
   CHECK(error_of(with_catalog("\"name\": \"fabric-x\"", "\"name\": \"nvlink4\"")) ==
@@ -329,9 +338,9 @@ TEST_CASE("ranges and totals are capped before anything is allocated") {
 TEST_CASE("link latency, bandwidth and count have upper bounds, a huge node does not wrap") {
   const std::string l = R"({"from": "gpu[0-3]", "to": "nvs", "type": "nvlink4", )";
   CHECK(error_of(with(kDevs, l + R"("latency_us": 1e308})"))
-            .find("t.json: /links/0/latency_us: must be <= 1000000") == 0);
+            .find("t.json: /links/0/latency_us: must be 0 to 1000000 us") == 0);
   CHECK(error_of(with(kDevs, l + R"("bw_GBps": 1e300})"))
-            .find("t.json: /links/0/bw_GBps: must be <= 1000000") == 0);
+            .find("t.json: /links/0/bw_GBps: must be 0.001 to 1000000 GB/s") == 0);
   // 1e9 links of 25 GB/s (nvlink4) = 2.5e10 GB/s, past 1e6.
   CHECK(error_of(with(kDevs, l + R"("count": 1000000000})"))
             .find("t.json: /links/0/count: 1000000000 x nvlink4 is more than 1000000") == 0);

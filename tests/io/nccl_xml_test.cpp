@@ -207,6 +207,32 @@ TEST_CASE("bad files: errors name the line") {
                        doctest::Contains("did you mean 'H20'"), UnknownNameError);
 }
 
+// Counts, widths and CPU numbers are bounded where the file states them (docs/limits.md): a
+// count of 2^31-1 twice overflowed the per-GPU sum, 3,000 CPUs were 4.5 million all-pairs links.
+TEST_CASE("hostile counts and sizes are refused at their line") {
+  const std::string gpu = "<system><cpu>\n<pci class=\"0x0302\" device=\"0x2330\"><gpu>\n";
+  const std::string end = "</gpu></pci></cpu></system>";
+  CHECK(error_of(gpu + "<nvlink count=\"2147483647\" tclass=\"0x068000\"/>\n" +
+                 "<nvlink count=\"2147483647\" tclass=\"0x068000\"/>" + end) ==
+        "t.xml: line 3: <nvlink> attribute count=\"2147483647\" must be 1 to 64");
+  CHECK(error_of(gpu + "<nvlink count=\"-4\" tclass=\"0x068000\"/>" + end) ==
+        "t.xml: line 3: <nvlink> attribute count=\"-4\" must be 1 to 64");
+  std::string many;
+  for (int i = 0; i < 5; ++i) many += "<nvlink count=\"18\" tclass=\"0x068000\"/>\n";
+  CHECK(error_of(gpu + many + end) ==
+        "t.xml: line 6: more than 64 NVLinks from one GPU to NVSwitches");
+  CHECK(error_of("<system><cpu>\n<pci class=\"0x0302\" device=\"0x2330\" "
+                 "link_width=\"2147483647\"><gpu/></pci></cpu></system>") ==
+        "t.xml: line 2: <pci> attribute link_width=\"2147483647\" must be 0 to 32");
+  std::string cpus = "<system>";
+  for (int i = 0; i < 3000; ++i) cpus += "\n<cpu/>";
+  CHECK(error_of(cpus + "</system>") ==
+        "t.xml: line 66: more than 64 <cpu> elements (CPU sockets / NUMA nodes) in one server");
+  cpus = "<system>";
+  for (int i = 0; i < 64; ++i) cpus += "\n<cpu arch=\"x86_64\" vendor=\"GenuineIntel\"/>";
+  CHECK(import_nccl_topology_xml(cpus + "</system>", "t.xml", {}).topology.device_count() == 64);
+}
+
 TEST_CASE("round trips: built-in → XML → topology, and imported → XML → topology") {
   // NCCL XML has no text for switch or CPU names, and a CPU's model is re-derived from its
   // vendor/family/model, so the comparison is on the imported form of both sides.
