@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "topoplan/hardware.hpp"
@@ -113,6 +115,15 @@ class Topology {
 
   // Catalog spec of a GPU device (throws UnknownNameError if its model is unknown).
   const GpuSpec& gpu_spec(int device) const;
+  // GPU models and their counts, in order of first appearance ("H100-SXM" x 4, "H20" x 4).
+  std::vector<std::pair<std::string, int>> gpu_models() const;
+  // "8 x H100-SXM", or "4 x H100-SXM + 4 x H20" when the GPUs differ.
+  std::string gpu_models_text() const;
+  // The one GPU spec a planner prices every GPU with. A plan, a training plan or a compare
+  // design prices all its GPUs as one kind, so a topology whose GPUs differ is refused here
+  // (InputError naming the topology and the kinds) rather than priced as its first GPU.
+  // `what` names the caller in the message ("a serving plan").
+  const GpuSpec& uniform_gpu_spec(std::string_view what) const;
 
   // Every structural problem at once (disconnected GPUs, self links, zero bandwidth, GPUs with no
   // path to a NIC when the topology has NICs, ...). Empty means valid.

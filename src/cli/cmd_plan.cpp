@@ -15,8 +15,10 @@
 #include "cli/topology_options.hpp"
 #include "report/chart_views.hpp"
 #include "report/diagram_overlay.hpp"
+#include "report/disagg_report.hpp"
 #include "report/html_report.hpp"
 #include "report/plan_report.hpp"
+#include "topoplan/disagg.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 #include "topoplan/plan.hpp"
@@ -42,6 +44,8 @@ struct PlanArgs {
   std::string html;                     // --html FILE: the self-contained report page
   int threads = static_cast<int>(std::thread::hardware_concurrency());
   bool quiet = false;
+  bool disagg = false;  // --disagg: prefill and decode on separate pools (disagg.hpp)
+  DisaggRequest pools;
 };
 
 // A progress bar on stderr for searches that run longer than a second, only on a terminal
@@ -117,6 +121,22 @@ PlanRequest finish_request(PlanArgs& a) {
   return a.req;
 }
 
+int run_disagg(const PlanArgs& a, const ModelSpec& m, const PlanRequest& req,
+               const Router& router) {
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--html", &a.html},
+                                    {"--chart", &a.chart},
+                                    {"--render", &a.render}})
+    if (!value->empty()) throw InputError(flag, "", "not available with --disagg yet; use --json");
+  if (req.mode != PlanMode::Serve)
+    throw InputError("--disagg", "", "plans serving (--mode serve): it splits prefill and decode");
+  const DisaggOutput out = plan_disagg(m, router, req, a.pools);
+  if (a.json)
+    report::print_disagg_json(std::cout, out);
+  else
+    report::print_disagg(std::cout, out);
+  return out.status == "ok" ? 0 : kExitNoPlan;
+}
+
 int run_plan(PlanArgs& a) {
   const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
   if (a.mode == "train") {
@@ -129,6 +149,7 @@ int run_plan(PlanArgs& a) {
         throw InputError(flag, "",
                          "not available with --mode train (serving plans only); use --json "
                          "for the training plan");
+    if (a.disagg) throw InputError("--disagg", "", "plans serving, not --mode train");
     // Training keeps bf16 master weights; --precision picks the GEMM precision instead.
     a.train.precision = a.precision.precision;
     a.train.engine = a.engine;
@@ -138,6 +159,7 @@ int run_plan(PlanArgs& a) {
   ModelSpec m = load_model_with(a.model, a.precision);
   PlanRequest req = finish_request(a);
   req.comm_tuning = &setup.tuning;
+  if (a.disagg) return run_disagg(a, m, req, *setup.router);
   if (a.threads < 1) throw InputError("--threads", "", "must be at least 1");
   PlanOutput out;
   {
@@ -252,6 +274,13 @@ void add_plan_command(CLI::App& app, Action& action) {
   add_workload_flags(*sub, *a, /*with_train=*/true);
   add_strategy_flags(*sub, *a);
   add_train_flags(*sub, a->train);
+  sub->add_flag("--disagg", a->disagg,
+                "disaggregated serving: split the servers into a prefill and a decode pool, each "
+                "with its own strategy, the KV cache sent between them (docs/planner.md)");
+  sub->add_option("--prefill-nodes", a->pools.prefill_nodes,
+                  "--disagg: servers of the prefill pool (default: every split is tried)");
+  sub->add_option("--decode-nodes", a->pools.decode_nodes,
+                  "--disagg: servers of the decode pool (with --prefill-nodes)");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
   add_calibration_option(*sub, a->calibration);
   add_example(*sub, "topoplan plan --model deepseek-r1 --topology hgx-h20-8 --tpot-max 50 --json");

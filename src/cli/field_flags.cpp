@@ -28,6 +28,7 @@ const std::map<std::string, std::string>& table() {
       {"mem_util", "--mem-util"},
       {"prefill_chunk", "--prefill-chunk"},
       {"workload", "--workload"},
+      {"prefill_nodes", "--prefill-nodes"},  // DisaggRequest (plan --disagg)
       {"requests", "--requests"},
       {"concurrency", "--concurrency"},
       {"top", "--top"},

@@ -160,4 +160,34 @@ const GpuSpec& Topology::gpu_spec(int device_index) const {
   return catalog().gpu(d.model);
 }
 
+std::vector<std::pair<std::string, int>> Topology::gpu_models() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (int g : gpus()) {
+    const std::string& m = device(g).model;
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& e) { return e.first == m; });
+    if (it == out.end())
+      out.emplace_back(m, 1);
+    else
+      ++it->second;
+  }
+  return out;
+}
+
+std::string Topology::gpu_models_text() const {
+  std::string out;
+  for (const auto& [model, count] : gpu_models())
+    out += (out.empty() ? "" : " + ") + std::to_string(count) + " x " + model;
+  return out;
+}
+
+const GpuSpec& Topology::uniform_gpu_spec(std::string_view what) const {
+  if (gpus().empty()) throw InputError(name, "", "the topology has no GPUs to plan on");
+  if (gpu_models().size() > 1)
+    throw InputError(name, "",
+                     "its GPUs differ (" + gpu_models_text() + ") and " + std::string(what) +
+                         " prices every GPU as one kind; plan each kind on its own topology "
+                         "(or cluster group) rather than have some priced as another");
+  return gpu_spec(gpus().front());
+}
+
 }  // namespace topoplan

@@ -24,7 +24,7 @@ const GpuSpec& first_gpu(const Router& r, int gpus) {
     throw FieldError("gpus", std::to_string(gpus) +
                                  " GPUs asked ({gpus}, or the pinned tp x pp x dp) but " + t.name +
                                  " has " + std::to_string(t.gpus().size()));
-  return t.gpu_spec(t.gpus().front());
+  return t.uniform_gpu_spec("a serving plan");
 }
 
 // GPUs the plan uses: --gpus, else the product of tp, pp and dp when all three are pinned (vLLM

@@ -13,8 +13,7 @@ namespace {
 
 const GpuSpec& first_gpu(const Router& r) {
   const Topology& t = r.topology();
-  if (t.gpus().empty()) throw InputError(t.name, "", "the topology has no GPUs to plan on");
-  return t.gpu_spec(t.gpus().front());
+  return t.uniform_gpu_spec("a training plan");
 }
 
 bool starts_with(const std::string& s, const char* p) {

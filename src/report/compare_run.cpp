@@ -47,6 +47,7 @@ DesignResult run_design(const ModelSpec& model, const DesignSpec& spec, const Pl
   if (!problems.empty())
     throw InputError(spec.topology, problems.front().location, problems.front().message);
   if (d.topology.gpus().empty()) throw InputError(spec.topology, "", "the design has no GPUs");
+  d.topology.uniform_gpu_spec("a compare design");  // refuses mixed GPUs before planning
   Router router(d.topology);
   d.plan = plan(model, router, req);
   if (!d.plan.plans.empty() && d.plan.plans.front().fits && d.plan.plans.front().meets_limits)

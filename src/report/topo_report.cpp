@@ -48,7 +48,7 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
   os << t.name << ": " << text_prefix(t.description) << "\n\n";
   Table table({"", "value"}, {Align::Left, Align::Left});
   table.add_row({"servers", std::to_string(s.nodes)});
-  table.add_row({"GPUs", std::to_string(s.gpus) + " x " + s.gpu_model});
+  table.add_row({"GPUs", t.gpu_models_text()});
   table.add_row({"GPU memory total", format_bytes_binary(s.gpu_memory_bytes)});
   std::string devs;
   for (const auto& [type, n] : s.devices)

@@ -62,6 +62,11 @@ void print_topo_show_json(std::ostream& os, const Topology& t, const TopologySum
   JsonStream w(os);
   w.begin_object().field("name", t.name).field("description", t.description);
   w.field("nodes", s.nodes).field("gpus", s.gpus).field("gpu_model", s.gpu_model);
+  // Every GPU kind with its count ("gpu_model" stays the first GPU's, for existing scripts).
+  w.key("gpu_models").begin_array();
+  for (const auto& [model, count] : t.gpu_models())
+    w.begin_object().field("model", model).field("count", count).end_object();
+  w.end_array();
   w.field("gpu_memory_bytes", json_number(s.gpu_memory_bytes));
   w.key("devices").begin_object();
   for (const auto& [type, n] : s.devices) w.field(type, n);

@@ -151,3 +151,21 @@ topoplan_cli_test(plan_why_tie ARGS plan
                   EXPECT_STDOUT "Why: [^\n]* ties with the runner-up [^\n]* \\(within 0.5%\\)")
 topoplan_cli_test(plan_why_batch_not_kv ARGS plan --model deepseek-r1 --topology hgx-h200-8 --tpot-max 20 --mtp-accept 1.8
                   EXPECT_STDOUT "It runs a larger batch within the limits \\([0-9]+ vs [0-9]+\\)")
+# Disaggregated serving (issue 27): the JSON keys scripts read, and the refusals.
+topoplan_cli_test(plan_disagg_json
+                  ARGS plan --disagg --model deepseek-r1 --topology hgx-h800-8 --nodes 4 --ttft-max 2000
+                       --tpot-max 50 --json
+                  EXPECT_STDOUT "\"disagg\": {\n    \"ratio\": \"[0-9]+P:[0-9]+D\",\n    \"prefill\": {.*\"decode\": {.*\"kv_transfer\": {.*\"bytes_per_token\": 70272.*\"goodput_tokens_per_s\":.*\"aggregated\": {.*\"verdict\": \"(dis)?aggregated wins by")
+topoplan_cli_test(plan_disagg_table
+                  ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2 --ttft-max 1000
+                  EXPECT_STDOUT "Best split 1P:1D: .*prefill +1 +8 .*decode +1 +8 .*KV transfer: 128 KiB/token x 1,024 prompt tokens = 128 MiB per request")
+topoplan_cli_test(plan_disagg_pools_too_large
+                  ARGS plan --disagg --topology hgx-h100-8 --nodes 4 --prefill-nodes 3 --decode-nodes 2
+                  EXIT 2 EXPECT_STDERR "--prefill-nodes: with --decode-nodes: both at least 1, and together at most the 4 servers")
+topoplan_cli_test(plan_disagg_pins_refused ARGS plan --disagg --tp 8 EXIT 2
+                  EXPECT_STDERR "--tp: .*--disagg searches one per pool")
+topoplan_cli_test(plan_disagg_train_refused ARGS plan --disagg --mode train EXIT 2
+                  EXPECT_STDERR "--disagg: plans serving, not --mode train")
+topoplan_cli_test(plan_disagg_no_split_fits
+                  ARGS plan --disagg --model deepseek-r1 --topology hgx-h100-8 --nodes 2 EXIT 3
+                  EXPECT_STDOUT "No split: no split leaves both pools a strategy that fits")

@@ -57,11 +57,15 @@ ordered_json reference_topo_show(const Topology& t, const TopologySummary& s) {
                      {"count", l.count},
                      {"GBps", json_number(l.bw_GBps)}});
   }
+  ordered_json models = ordered_json::array();
+  for (const auto& [model, count] : t.gpu_models())
+    models.push_back({{"model", model}, {"count", count}});
   return {{"name", t.name},
           {"description", t.description},
           {"nodes", s.nodes},
           {"gpus", s.gpus},
           {"gpu_model", s.gpu_model},
+          {"gpu_models", models},
           {"gpu_memory_bytes", json_number(s.gpu_memory_bytes)},
           {"devices", devices},
           {"links", t.link_count()},

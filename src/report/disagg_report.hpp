@@ -1,0 +1,16 @@
+// Output of `topoplan plan --disagg`: the best split of the servers into prefill and decode pools,
+// each pool's strategy and load, the KV transfer between them, the comparison with the best
+// aggregated plan on the same GPUs, and the other splits tried (text), or the same as JSON under
+// the keys docs/planner.md lists ("disagg.prefill", "disagg.decode", "disagg.kv_transfer", ...).
+#pragma once
+
+#include <ostream>
+
+#include "topoplan/disagg.hpp"
+
+namespace topoplan::report {
+
+void print_disagg(std::ostream& os, const DisaggOutput& out);
+void print_disagg_json(std::ostream& os, const DisaggOutput& out);
+
+}  // namespace topoplan::report

@@ -1,0 +1,118 @@
+// Disaggregated serving (include/topoplan/disagg.hpp): the KV stream pairing and the prefill
+// queue by hand, then the search's identities on a real two-server plan (P:D balance, KV bytes
+// and transfer time on the known path, limits met).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "plan/plan_test_util.hpp"
+#include "topoplan/disagg.hpp"
+#include "topoplan/error.hpp"
+
+using namespace topoplan;
+using topoplan::test::Machine;
+using topoplan::test::strat;
+
+using Pairs = std::vector<std::pair<int, int>>;
+
+TEST_CASE("kv_stream_ranks: GQA head shards pair round-robin between TP layouts") {
+  const ModelSpec m = load_model("llama-3-70b");  // 8 KV heads
+  REQUIRE(m.kv_heads == 8);
+  // Prefill tp8 holds 8 head shards, decode tp4 holds 4: shard k goes to decode rank k mod 4.
+  CHECK(kv_stream_ranks(m, strat(8), strat(4)) ==
+        Pairs{{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 0}, {5, 1}, {6, 2}, {7, 3}});
+  // tp16 replicates the 8 heads in pairs: 8 distinct shards, every second rank sends.
+  CHECK(kv_stream_ranks(m, strat(16), strat(8)) ==
+        Pairs{{0, 0}, {2, 1}, {4, 2}, {6, 3}, {8, 4}, {10, 5}, {12, 6}, {14, 7}});
+  // Pipeline stages pair by layer range: prefill tp2 pp2 → decode tp2 pp1 (ranks tp-pp order).
+  CHECK(kv_stream_ranks(m, strat(2, 2), strat(2)) == Pairs{{0, 0}, {1, 1}, {2, 0}, {3, 1}});
+}
+
+TEST_CASE("kv_stream_ranks: MLA's latent and attention DP are one shard") {
+  const ModelSpec r1 = load_model("deepseek-r1");
+  CHECK(kv_stream_ranks(r1, strat(8), strat(8, 1, 1, 8, true)) == Pairs{{0, 0}});
+  const ModelSpec l = load_model("llama-3-70b");
+  // Decode under attention DP keeps each sequence on one rank: the prefill's 8 shards all go
+  // to decode rank 0.
+  CHECK(kv_stream_ranks(l, strat(8), strat(8, 1, 1, 1, true)).size() == 8);
+  for (const auto& [p, d] : kv_stream_ranks(l, strat(8), strat(8, 1, 1, 1, true))) CHECK(d == 0);
+}
+
+TEST_CASE("disagg_queue_us: M/D/1 at batch 1, batch residual beyond") {
+  CHECK(disagg_queue_us(0, 100, 1) == 0);
+  CHECK(disagg_queue_us(0.5, 100, 1) == doctest::Approx(50));  // ρS/(2(1−ρ)) = 0.5·100/1
+  // Batch 4: 50 / 4 + 0.5 · 100 / 2 · (1 − 1/4) = 12.5 + 18.75.
+  CHECK(disagg_queue_us(0.5, 100, 4) == doctest::Approx(31.25));
+  CHECK(std::isinf(disagg_queue_us(1.0, 100, 1)));
+  CHECK(disagg_queue_us(0.8, 100, 2) > disagg_queue_us(0.7, 100, 2));  // grows with load
+}
+
+TEST_CASE("plan_disagg: two servers, identities of the P:D balance and the KV transfer") {
+  Machine h100("hgx-h100-8", 2);
+  const ModelSpec m = load_model("llama-3-8b");
+  PlanRequest q;
+  q.prompt = 2048;
+  q.output = 256;
+  q.ttft_max_ms = 1000;
+  q.tpot_max_ms = 20;
+  const DisaggOutput out = plan_disagg(m, *h100.router, q, DisaggRequest{});
+  REQUIRE(out.best);
+  const DisaggResult& r = *out.best;
+  CHECK(r.ratio == "1P:1D");  // two servers: the only split
+  CHECK(r.prefill.gpus == 8);
+  CHECK(r.decode.gpus == 8);
+  // The system runs at the smallest of the three capacities, and names it.
+  const double cap = std::min({r.prefill.capacity_requests_per_s, r.decode.capacity_requests_per_s,
+                               r.kv.capacity_requests_per_s});
+  CHECK(r.requests_per_s == doctest::Approx(cap));
+  CHECK(r.goodput_tokens_per_s == doctest::Approx(r.requests_per_s * q.output));
+  CHECK(r.goodput_tokens_per_s_per_gpu == doctest::Approx(r.goodput_tokens_per_s / 16));
+  CHECK(r.prefill.utilization <= kDisaggMaxUtilization + 1e-9);
+  CHECK(r.decode.utilization <= 1 + 1e-9);
+  // Llama-3-8B KV: 2 (K, V) × 8 heads × 128 × 32 layers × 2 B = 131,072 B per token.
+  CHECK(r.kv.bytes_per_token == doctest::Approx(131072));
+  CHECK(r.kv.bytes_per_request == doctest::Approx(131072.0 * 2048));
+  // Between servers over 400G NICs (50 GB/s each, one per GPU): each stream takes one path, so
+  // no faster than every stream at one NIC's line rate; no slower (within latency and protocol
+  // efficiency) than the sending GPUs' own NICs carrying everything (PXN may add other NICs).
+  CHECK(r.kv.path == PathClass::NET);
+  std::vector<int> senders;
+  for (const auto& [p, d] : kv_stream_ranks(m, r.prefill.strategy, r.decode.strategy))
+    if (std::find(senders.begin(), senders.end(), p) == senders.end()) senders.push_back(p);
+  CHECK(r.kv.time_ms >= r.kv.bytes_per_request / r.kv.streams / 50e9 * 1e3);
+  CHECK(r.kv.time_ms <= 1.4 * r.kv.bytes_per_request / double(senders.size()) / 50e9 * 1e3 + 0.1);
+  // The limits hold, TTFT being queue + prefill + KV.
+  CHECK(r.ttft_ms <= q.ttft_max_ms + 1e-6);
+  CHECK(r.ttft_ms == doctest::Approx(r.queue_ms + r.prefill.step_ms + r.kv.time_ms));
+  CHECK(r.tpot_ms <= q.tpot_max_ms + 1e-9);
+  // The aggregated plan on the same 16 GPUs is priced and compared.
+  REQUIRE(out.aggregated);
+  CHECK(out.verdict.find("wins by") != std::string::npos);
+}
+
+TEST_CASE("plan_disagg: a tighter TTFT never raises the prefill pool's capacity") {
+  Machine h100("hgx-h100-8", 2);
+  const ModelSpec m = load_model("llama-3-8b");
+  PlanRequest q;
+  q.prompt = 4096;
+  q.output = 256;
+  q.ttft_max_ms = 2000;
+  const DisaggOutput loose = plan_disagg(m, *h100.router, q, DisaggRequest{});
+  q.ttft_max_ms = 400;
+  const DisaggOutput tight = plan_disagg(m, *h100.router, q, DisaggRequest{});
+  REQUIRE(loose.best);
+  REQUIRE(tight.best);
+  CHECK(tight.best->prefill.capacity_requests_per_s <=
+        loose.best->prefill.capacity_requests_per_s + 1e-9);
+}
+
+TEST_CASE("plan_disagg: bad requests are refused with the reason") {
+  Machine h100("hgx-h100-8", 2);
+  const ModelSpec m = load_model("llama-3-8b");
+  PlanRequest q;
+  CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, DisaggRequest{2, 1}), FieldError);  // 3 > 2
+  CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, DisaggRequest{1, 0}), FieldError);
+  q.tp = 8;
+  CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, DisaggRequest{}), FieldError);
+}
