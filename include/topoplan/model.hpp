@@ -43,6 +43,12 @@ struct MoeSpec {
   int first_dense_layers = 0;   // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
   int layer_freq = 1;           // after those, every layer_freq-th layer is MoE
   bool router_bias = false;     // per-expert score bias (DeepSeek-V3 e_score_correction_bias)
+  // A serving deployment's extra expert slots holding copies of routed experts, so that EP need
+  // not divide num_experts and hot experts are spread (DeepSeek-V3's redundant experts: 32 in
+  // prefill, 288 slots over EP144 in decode, "Day 6" inference-system overview; SGLang
+  // --ep-num-redundant-experts). Not part of the model's parameters: plan --redundant-experts.
+  int redundant_experts = 0;
+  int expert_slots() const { return num_experts + redundant_experts; }
 };
 
 // A weight storage format: element type plus optional block/group scales.

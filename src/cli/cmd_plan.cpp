@@ -45,6 +45,7 @@ struct PlanArgs {
   int threads = static_cast<int>(std::thread::hardware_concurrency());
   bool quiet = false;
   bool disagg = false;  // --disagg: prefill and decode on separate pools (disagg.hpp)
+  std::optional<int> redundant_experts, ep_slots;  // MoeSpec::redundant_experts
   DisaggRequest pools;
 };
 
@@ -121,6 +122,25 @@ PlanRequest finish_request(PlanArgs& a) {
   return a.req;
 }
 
+// --redundant-experts N or --ep-slots S (= experts + N) on an MoE model (MoeSpec).
+void apply_expert_slots(const PlanArgs& a, ModelSpec& m) {
+  if (!a.redundant_experts && !a.ep_slots) return;
+  const char* flag = a.ep_slots ? "--ep-slots" : "--redundant-experts";
+  if (a.redundant_experts && a.ep_slots)
+    throw InputError("--ep-slots", "", "give --ep-slots or --redundant-experts, not both");
+  if (!m.is_moe()) throw InputError(flag, "", m.name + " has no routed experts");
+  const int e = m.moe.num_experts;
+  const int extra = a.ep_slots ? *a.ep_slots - e : *a.redundant_experts;
+  if (extra < 0)
+    throw InputError(flag, "",
+                     "expert slots (" + std::to_string(e + extra) + ") fewer than the " +
+                         std::to_string(e) + " routed experts of " + m.name +
+                         ": every expert needs a slot");
+  if (extra > 7 * e)  // docs/limits.md: at most 8 copies of every expert on average
+    throw InputError(flag, "", "at most " + std::to_string(8 * e) + " slots (8 per expert)");
+  m.moe.redundant_experts = extra;
+}
+
 int run_disagg(const PlanArgs& a, const ModelSpec& m, const PlanRequest& req,
                const Router& router) {
   for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--html", &a.html},
@@ -150,6 +170,9 @@ int run_plan(PlanArgs& a) {
                          "not available with --mode train (serving plans only); use --json "
                          "for the training plan");
     if (a.disagg) throw InputError("--disagg", "", "plans serving, not --mode train");
+    if (a.redundant_experts || a.ep_slots)
+      throw InputError(a.ep_slots ? "--ep-slots" : "--redundant-experts", "",
+                       "redundant experts are a serving deployment; training does not use them");
     // Training keeps bf16 master weights; --precision picks the GEMM precision instead.
     a.train.precision = a.precision.precision;
     a.train.engine = a.engine;
@@ -157,6 +180,7 @@ int run_plan(PlanArgs& a) {
                           {a.tp, a.pp, a.dp, a.ep, a.req.gpus, a.req.top, a.json});
   }
   ModelSpec m = load_model_with(a.model, a.precision);
+  apply_expert_slots(a, m);
   PlanRequest req = finish_request(a);
   req.comm_tuning = &setup.tuning;
   if (a.disagg) return run_disagg(a, m, req, *setup.router);
@@ -279,6 +303,11 @@ void add_plan_command(CLI::App& app, Action& action) {
                 "with its own strategy, the KV cache sent between them (docs/planner.md)");
   sub->add_option("--prefill-nodes", a->pools.prefill_nodes,
                   "--disagg: servers of the prefill pool (default: every split is tried)");
+  sub->add_option("--redundant-experts", a->redundant_experts,
+                  "MoE serving: extra expert slots holding copies of experts (DeepSeek's EPLB, "
+                  "SGLang --ep-num-redundant-experts), so EP need not divide the experts");
+  sub->add_option("--ep-slots", a->ep_slots,
+                  "MoE serving: expert slots in all (experts + redundant; e.g. 288 for EP144)");
   sub->add_option("--decode-nodes", a->pools.decode_nodes,
                   "--disagg: servers of the decode pool (with --prefill-nodes)");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");

@@ -203,13 +203,17 @@ bool deepep_moe(const Shard& s) {
 void add_experts(std::vector<KernelCost>& out, const ModelSpec& m, double T, const Shard& s,
                  bool quant_input) {
   const MoeSpec& e = m.moe;
-  double local = double(e.num_experts) / s.ep, etp = s.effective_expert_tp();
-  double assigned = T * e.top_k * local / e.num_experts;
-  double touched = expected_experts_touched(T, e.top_k, e.num_experts, local);
+  // Redundant slots hold copies: a rank runs expert_slots / ep of them and, with the copies
+  // sharing their expert's tokens, still T·k / ep assignments on average.
+  double local = double(e.expert_slots()) / s.ep, etp = s.effective_expert_tp();
+  double assigned = T * e.top_k / s.ep;
+  double touched = e.redundant_experts > 0
+                       ? moe::busiest_rank_experts(T, e.top_k, e.num_experts, 1, e.expert_slots())
+                       : expected_experts_touched(T, e.top_k, e.num_experts, local);
   if (s.ep > 1) {
     // Every EP rank waits for the busiest one at the combine all-to-all, so its expert count
     // (weights read, decode) and its assignments (GEMM rows, prefill) set the layer's time.
-    touched = moe::busiest_rank_experts(T, e.top_k, e.num_experts, s.ep);
+    touched = moe::busiest_rank_experts(T, e.top_k, e.num_experts, s.ep, e.expert_slots());
     assigned = moe::busiest_rank_assignments(T, e.top_k, s.ep);
     touched = std::min(touched, assigned);
   }

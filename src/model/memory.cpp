@@ -22,7 +22,10 @@ ParamBreakdown layer_params_per_gpu(const ModelSpec& m, LayerType t, const Shard
   add(g, Part::Attention, s.attention_dp ? a.split + a.replicated : a.split / tp + a.replicated);
   add(g, Part::Norms, full[Part::Norms]);
   add(g, Part::DenseMlp, full[Part::DenseMlp] / tp);
-  add(g, Part::RoutedExperts, full[Part::RoutedExperts] / (double(s.ep) * s.effective_expert_tp()));
+  // Each rank holds expert_slots / ep experts (copies included).
+  const double slots = m.is_moe() ? double(m.moe.expert_slots()) / m.moe.num_experts : 1;
+  add(g, Part::RoutedExperts,
+      full[Part::RoutedExperts] * slots / (double(s.ep) * s.effective_expert_tp()));
   add(g, Part::SharedExperts, full[Part::SharedExperts] / tp);
   add(g, Part::Router, full[Part::Router]);
   return g;

@@ -71,10 +71,11 @@ double expected_max_binomial(double n, double q, int ranks) {
   return std::min(n, mean + std::sqrt(n * q * (1 - q)) * expected_max_std_normal(ranks));
 }
 
-double busiest_rank_experts(double tokens, int top_k, int experts, int ranks) {
+double busiest_rank_experts(double tokens, int top_k, int experts, int ranks, int slots) {
   if (tokens <= 0 || experts <= 0 || ranks <= 0) return 0;
-  const double p = 1.0 - std::pow(1.0 - double(top_k) / experts, tokens);
-  return expected_max_binomial(double(experts) / ranks, p, ranks);
+  const double n = slots > 0 ? slots : experts, copies = n / experts;
+  const double p = 1.0 - std::pow(1.0 - double(top_k) / experts, tokens / copies);
+  return expected_max_binomial(n / ranks, p, ranks);
 }
 
 double busiest_rank_assignments(double tokens, int top_k, int ranks) {

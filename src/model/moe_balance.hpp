@@ -12,9 +12,11 @@ double expected_max_binomial(double n, double q, int ranks);
 double expected_max_std_normal(int ranks);
 
 // Routed experts that the busiest of `ranks` EP ranks runs, when `tokens` tokens each pick
-// `top_k` of `experts` experts uniformly and every rank holds experts/ranks of them. One expert
-// is touched with probability p = 1 − (1 − k/E)^T, so a rank's count is Binomial(local, p).
-double busiest_rank_experts(double tokens, int top_k, int experts, int ranks);
+// `top_k` of `experts` experts uniformly and every rank holds slots/ranks of the `slots` expert
+// slots (0: slots = experts; more when redundant copies are deployed). A slot whose expert has
+// c = slots/E copies sees T/c of its tokens, so it is touched with probability
+// p = 1 − (1 − k/E)^(T/c), and a rank's count is Binomial(slots/ranks, p).
+double busiest_rank_experts(double tokens, int top_k, int experts, int ranks, int slots = 0);
 
 // (token, expert) assignments on the busiest rank: tokens·top_k trials, each on a given rank
 // with probability 1/ranks.

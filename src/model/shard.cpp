@@ -10,15 +10,17 @@ namespace topoplan {
 std::optional<std::string> shard_problem(const ModelSpec& m, const Shard& s) {
   auto str = [](int v) { return std::to_string(v); };
   if (s.tp < 1 || s.ep < 1 || s.expert_tp < 0) return "tp and ep must be at least 1";
-  if (m.heads % s.tp != 0)
+  // Under attention DP every rank runs whole attention heads for its own sequences.
+  if (!s.attention_dp && m.heads % s.tp != 0)
     return "tp=" + str(s.tp) + " does not divide the " + str(m.heads) + " attention heads";
   // vLLM shards KV heads when tp divides them and replicates them when they divide tp.
-  if (!kv_heads_shardable(m, s.tp))
+  if (!s.attention_dp && !kv_heads_shardable(m, s.tp))
     return "tp=" + str(s.tp) + " neither divides nor is a multiple of the " + str(m.kv_heads) +
            " KV heads";
   if (s.ep > 1 && !m.is_moe()) return "ep=" + str(s.ep) + " needs a mixture-of-experts model";
-  if (m.is_moe() && m.moe.num_experts % s.ep != 0)
-    return "ep=" + str(s.ep) + " does not divide the " + str(m.moe.num_experts) + " routed experts";
+  if (m.is_moe() && m.moe.expert_slots() % s.ep != 0)
+    return "ep=" + str(s.ep) + " does not divide the " + str(m.moe.expert_slots()) +
+           " routed expert slots";
   int etp = s.effective_expert_tp();
   if (m.is_moe() && m.moe.expert_intermediate % etp != 0)
     return "expert_tp=" + str(etp) + " does not divide the expert intermediate size " +

@@ -50,8 +50,9 @@ std::string divisibility_reason(const ModelSpec& m, const Strategy& s) {
     return not_divisible("MLP intermediate", m.intermediate, "tp", s.tp);
   if (m.is_moe()) {
     if (s.tp % s.ep != 0) return not_divisible("tp", s.tp, "ep", s.ep);
-    if (m.moe.num_experts % s.ep != 0)
-      return not_divisible("experts", m.moe.num_experts, "ep", s.ep);
+    if (m.moe.expert_slots() % s.ep != 0)
+      return not_divisible(m.moe.redundant_experts > 0 ? "expert slots" : "experts",
+                           m.moe.expert_slots(), "ep", s.ep);
     int etp = s.tp / s.ep;
     if (m.moe.expert_intermediate % etp != 0)
       return not_divisible("expert intermediate", m.moe.expert_intermediate, "expert tp", etp);

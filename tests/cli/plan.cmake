@@ -169,3 +169,14 @@ topoplan_cli_test(plan_disagg_train_refused ARGS plan --disagg --mode train EXIT
 topoplan_cli_test(plan_disagg_no_split_fits
                   ARGS plan --disagg --model deepseek-r1 --topology hgx-h100-8 --nodes 2 EXIT 3
                   EXPECT_STDOUT "No split: no split leaves both pools a strategy that fits")
+# Wide EP with redundant expert slots (issue 27): EP144 over 288 slots, and the refusals.
+topoplan_cli_test(plan_ep144_redundant_slots
+                  ARGS plan --model deepseek-r1 --topology hgx-h800-8 --nodes 18 --ep-slots 288
+                       --tp 144 --ep 144 --pp 1 --dp 1 --attention-dp true --json
+                  EXPECT_STDOUT "\"tp\": 144,\n *\"pp\": 1,\n *\"ep\": 144,.*\"fits\": true")
+topoplan_cli_test(plan_ep_slots_fewer_than_experts
+                  ARGS plan --model deepseek-r1 --ep-slots 200 EXIT 2
+                  EXPECT_STDERR "--ep-slots: expert slots \\(200\\) fewer than the 256 routed experts")
+topoplan_cli_test(plan_redundant_experts_dense
+                  ARGS plan --model llama-3-8b --redundant-experts 8 EXIT 2
+                  EXPECT_STDERR "--redundant-experts: llama-3-8b has no routed experts")

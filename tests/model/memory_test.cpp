@@ -103,3 +103,21 @@ TEST_CASE("weights per GPU by hand: tied copy on the last stage, MTP when loaded
   l.load_mtp = false;
   CHECK(weight_bytes_per_gpu(moe, l) == 1720 * 2);
 }
+
+TEST_CASE("redundant expert slots: EP144 over 288 slots holds two experts per GPU") {
+  // DeepSeek-V3's decode deployment: 256 routed experts + 32 copies = 288 slots over EP144.
+  ModelSpec ds = load_model("deepseek-v3");
+  CHECK(shard_problem(ds, Shard{.tp = 144, .ep = 144, .attention_dp = true}));  // 256 % 144
+  CHECK(shard_problem(ds, Shard{.tp = 144, .ep = 144}));  // 128 heads: TP attention cannot split
+  ds.moe.redundant_experts = 32;
+  CHECK(ds.moe.expert_slots() == 288);
+  CHECK_FALSE(shard_problem(ds, Shard{.tp = 144, .ep = 144, .attention_dp = true}));
+  // One expert: gate, up, down of 7,168 x 2,048 = 44,040,192 parameters; two per GPU.
+  const ShardLayout l{.shard = Shard{.tp = 144, .ep = 144, .attention_dp = true}};
+  const ParamBreakdown gpu = params_per_gpu(ds, l, 0);
+  const double moe_layers = 58;  // 61 layers, the first 3 dense
+  CHECK(gpu[Part::RoutedExperts] == doctest::Approx(moe_layers * 2 * 44040192.0));
+  // The model's own parameter count does not change: copies are a deployment.
+  CHECK(count_params(ds).total[Part::RoutedExperts] ==
+        doctest::Approx(moe_layers * 256 * 44040192.0));
+}

@@ -50,3 +50,14 @@ TEST_CASE("busiest rank: above the mean, monotone in ranks, equal to it on one r
     prev = m / per_rank_mean;
   }
 }
+
+TEST_CASE("busiest_rank_experts with redundant slots: copies share their expert's tokens") {
+  // One token picks 8 of 256 experts; with 512 slots (2 copies each) it touches one copy of
+  // each: 8 slots. The model: 512 · (1 − (1 − 8/256)^(1/2)) = 8.06.
+  CHECK(busiest_rank_experts(1, 8, 256, 1, 512) == doctest::Approx(8.0).epsilon(0.01));
+  // Without copies the slots are the experts: the same as the two-argument form.
+  CHECK(busiest_rank_experts(64, 8, 256, 8, 256) ==
+        doctest::Approx(busiest_rank_experts(64, 8, 256, 8)));
+  // More slots per rank, each less likely touched: at a large batch every slot is touched.
+  CHECK(busiest_rank_experts(100000, 8, 256, 8, 288) == doctest::Approx(36.0));
+}
