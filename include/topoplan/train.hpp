@@ -9,6 +9,7 @@
 // A strategy that does not fit is a result with a reason, never an exception.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,8 +65,11 @@ struct TrainRequest {
   std::optional<TrainPrecision> precision;
   bool search_precision = false;
   std::optional<bool> sp;
-  double train_tokens = 0;       // > 0: report days_to_train
-  int top = 5;                   // plans returned in full
+  double train_tokens = 0;  // > 0: report days_to_train
+  int top = 5;              // plans returned in full
+  // Called after each fully evaluated strategy with (done, to evaluate); empty: none. Does not
+  // change the answer (the CLI's progress bar, issue 28).
+  std::function<void(int, int)> progress;
   bool prune = true;             // false: evaluate every enumerated strategy (tests)
   bool flash_attention = true;   // fused attention: no s² activations (TE / FlashAttention-2)
   bool tp_comm_overlap = false;  // Megatron --tp-comm-overlap (TE userbuffers, needs SP)

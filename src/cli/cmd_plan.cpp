@@ -12,6 +12,7 @@
 #include "cli/commands.hpp"
 #include "cli/model_options.hpp"
 #include "cli/plan_train.hpp"
+#include "cli/progress_bar.hpp"
 #include "cli/topology_options.hpp"
 #include "report/chart_views.hpp"
 #include "report/diagram_overlay.hpp"
@@ -47,33 +48,6 @@ struct PlanArgs {
   bool disagg = false;  // --disagg: prefill and decode on separate pools (disagg.hpp)
   std::optional<int> redundant_experts, ep_slots;  // MoeSpec::redundant_experts
   DisaggRequest pools;
-};
-
-// A progress bar on stderr for searches that run longer than a second, only on a terminal
-// (never on stdout, never into a pipe or file); erased when the search ends.
-class ProgressBar {
- public:
-  explicit ProgressBar(bool enabled) : enabled_(enabled && isatty(STDERR_FILENO) == 1) {}
-  ~ProgressBar() {
-    if (drawn_) std::fprintf(stderr, "\r%*s\r", kWidth + 40, "");
-  }
-  void update(int done, int total) {
-    if (!enabled_) return;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    if (elapsed < 1.0 || total <= 0) return;
-    const int fill = static_cast<int>(static_cast<long long>(kWidth) * done / total);
-    std::fprintf(stderr, "\r[%s%s] %d/%d strategies, %.0f s", std::string(fill, '#').c_str(),
-                 std::string(kWidth - fill, ' ').c_str(), done, total, elapsed);
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-
- private:
-  static constexpr int kWidth = 30;
-  bool enabled_;
-  bool drawn_ = false;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 // What --engine sets for serving when the flag itself is not given (docs/planner.md, "Engine
@@ -177,7 +151,7 @@ int run_plan(PlanArgs& a) {
     a.train.precision = a.precision.precision;
     a.train.engine = a.engine;
     return run_train_plan(load_model(a.model), *setup.router, a.train,
-                          {a.tp, a.pp, a.dp, a.ep, a.req.gpus, a.req.top, a.json});
+                          {a.tp, a.pp, a.dp, a.ep, a.req.gpus, a.req.top, a.json, a.quiet});
   }
   ModelSpec m = load_model_with(a.model, a.precision);
   apply_expert_slots(a, m);

@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/plan_train.hpp"
+#include "cli/progress_bar.hpp"
 #include "report/train_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/train.hpp"
@@ -65,7 +66,12 @@ int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f
   apply_train_engine(q, f.engine);  // after the flags: it only turns settings on
   q.flash_attention = !f.no_flash_attention;
   q.dropout = f.dropout;
-  TrainingResult r = plan_training(m, router, q);
+  TrainingResult r;
+  {
+    ProgressBar bar(!pins.quiet);
+    q.progress = [&bar](int done, int total) { bar.update(done, total); };
+    r = plan_training(m, router, q);
+  }
   if (f.no_timing) r.search_s = r.evaluations_per_s_per_core = -1;  // printed as null / "-"
   if (pins.json)
     report::print_train_json(std::cout, r);

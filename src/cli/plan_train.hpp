@@ -25,6 +25,7 @@ struct TrainPins {
   std::optional<int> tp, pp, dp, ep;
   int gpus = 0, top = 5;
   bool json = false;
+  bool quiet = false;  // --quiet: no progress bar
 };
 
 void add_train_flags(CLI::App& sub, TrainFlags& f);

@@ -163,6 +163,7 @@ void search(const Evaluator& e, TrainingResult& out) {
     }
     ++out.strategies_evaluated;
     TrainPlan p = e.evaluate(todo[i].second);
+    if (e.req.progress) e.req.progress(static_cast<int>(i + 1), static_cast<int>(todo.size()));
     if (p.fits) {
       ranked.add(std::move(p));
     } else if (misfits.size() < k) {  // exhaustive mode: memory was not checked above

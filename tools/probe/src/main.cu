@@ -29,14 +29,31 @@ struct Args {
   std::string command;
 };
 
+constexpr const char* kUsage =
+    "usage: topoplan-probe --out FILE.json [--log-dir DIR] [--quick] "
+    "[--skip facts,copy,host,p2p,gemm,gemm_fp8_block,nccl] [--nccl-max-bytes N] "
+    "[--nccl-min-ranks N] [--copy-max-bytes N]\n";
+
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(
-      stderr,
-      "topoplan-probe: %s\nusage: topoplan-probe --out FILE.json [--log-dir DIR] "
-      "[--quick] [--skip facts,copy,host,p2p,gemm,gemm_fp8_block,nccl] [--nccl-max-bytes N] "
-      "[--nccl-min-ranks N] [--copy-max-bytes N]\n",
-      why.c_str());
+  std::fprintf(stderr, "topoplan-probe: %s\n%s", why.c_str(), kUsage);
   std::exit(2);
+}
+
+// --help: the usage and what each flag does on stdout, exit 0 (issue 28: it printed "unknown
+// argument" first).
+[[noreturn]] void help() {
+  std::printf(
+      "topoplan-probe: measures this machine's GPUs for topoplan (docs/probe.md)\n%s"
+      "  --out FILE.json      results file (required)\n"
+      "  --log-dir DIR        keep the raw logs (nccl-tests style) there\n"
+      "  --quick              fewer sizes and repetitions\n"
+      "  --skip LIST          stages to skip, comma-separated\n"
+      "  --nccl-max-bytes N   largest collective size\n"
+      "  --nccl-min-ranks N   smallest rank count swept\n"
+      "  --copy-max-bytes N   largest copy size\n"
+      "example: topoplan-probe --out probe.json --quick\n",
+      kUsage);
+  std::exit(0);
 }
 
 double number_arg(const std::string& flag, const char* v) {
@@ -55,7 +72,9 @@ Args parse(int argc, char** argv) {
       if (i + 1 >= argc) usage(f + " needs a value");
       return argv[++i];
     };
-    if (f == "--out")
+    if (f == "--help" || f == "-h")
+      help();
+    else if (f == "--out")
       a.out = next();
     else if (f == "--log-dir")
       a.log_dir = next();
