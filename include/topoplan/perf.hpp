@@ -109,7 +109,7 @@ const Calibration& reference_calibration();
 // `source` and the JSON pointer of a bad field.
 Calibration parse_calibration(const std::string& json_text, const std::string& source);
 
-// One point of a probe measurement (tools/probe/probe_compute.py output), as the kernel the
+// One point of a probe measurement (tools/measure/probe_compute.py output), as the kernel the
 // model prices and the time the GPU took. Used to check a calibration against its own data.
 struct MeasuredKernel {
   // "copy", "gemv", "gemm", "gemm_square", "attn_decode"; from tools/probe's C++ probe also

@@ -1,4 +1,4 @@
-// Reads probe output (tools/probe/probe_compute.py, probe_mla.py and the C++ topoplan-probe share
+// Reads probe output (tools/measure/probe_compute.py, probe_mla.py and the C++ topoplan-probe share
 // the point format) into (kernel, measured time) pairs.
 #include "io/json_reader.hpp"
 #include "topoplan/error.hpp"

@@ -17,7 +17,7 @@ namespace topoplan::train {
 // The optimizer step (docs/training.md, "Optimizer"): bytes per local parameter (fused Adam on
 // fp32 main params/grads/m/v 28 B, copy to the bf16 weights 6 B, gradient-norm read 2 B) and the
 // fraction of peak HBM bandwidth these multi-tensor kernels reach. Measured on the H200
-// (topologies/calibration/train-layer-h200-2026-12-03-3.json, tools/probe/probe_train_layer.py,
+// (topologies/calibration/train-layer-h200-2026-12-03-3.json, tools/measure/probe_train_layer.py,
 // 1.14 B parameters): torch.optim.AdamW(fused=True) on fp32 tensors 9.95 ms for 28 B/param =
 // 3.21 TB/s, the fp32 -> bf16 foreach copy 2.12 ms for 6 B/param = 3.23 TB/s; 3.21/4.8 = 0.67.
 inline constexpr double kOptimizerBytesPerParam = 36;

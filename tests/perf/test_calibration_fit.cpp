@@ -153,7 +153,7 @@ TEST_CASE("the H200 calibration predicts the held-out C++ probe run (cuBLASLt, 2
 }
 
 TEST_CASE("small-k term, fitted on the Triton/bmm MoE run, predicts the held-out cuBLASLt run") {
-  // h200-sxm.json gemm_k_shape was fitted (tools/probe/fit_k_shape.py) on the k = 256 / 7168
+  // h200-sxm.json gemm_k_shape was fitted (tools/measure/fit_k_shape.py) on the k = 256 / 7168
   // rate ratio of topologies/calibration/moe-tp-h200-2026-12-03.json only. Held out: the C++
   // probe's cuBLASLt GEMMs of 2026-12-03 with k < 4096 (TP-sliced experts k = 256, 512, 2048,
   // row-parallel projections k = 1024 .. 3584), compute-bound (m >= 256). By hand for fp8:

@@ -1,5 +1,5 @@
 // Training compute against what one H200 measured (docs/training.md, "H200 measurement"):
-// tools/probe/probe_train_layer.py, three runs on 2026-12-03 (topologies/calibration/
+// tools/measure/probe_train_layer.py, three runs on 2026-12-03 (topologies/calibration/
 // train-layer-h200-2026-12-03-{1,2,3}.json), PyTorch 2.11 eager bf16 (cuBLAS GEMMs, cuDNN SDPA
 // flash attention), one sequence per micro-batch. Measured values are the median of the three
 // runs. Nothing was fitted to these layers; the tolerances record the present error, so a change
@@ -34,7 +34,7 @@ TrainBreakdown one_step(const std::string& model, int tp, double seq) {
   return p.breakdown;
 }
 
-// The probe's layer has no RoPE (tools/probe/probe_train_layer.py); the model runs one rope
+// The probe's layer has no RoPE (tools/measure/probe_train_layer.py); the model runs one rope
 // kernel per layer (2026-12-04), taken out here, forward and backward (2x), to compare like with
 // like.
 double rope_us(const std::string& model, int tp, double seq) {

@@ -18,7 +18,7 @@ struct WeightShape {
   const char* label;
 };
 
-// Decode weight shapes (the compute calibration's set, tools/probe/probe_compute.py).
+// Decode weight shapes (the compute calibration's set, tools/measure/probe_compute.py).
 inline const std::vector<WeightShape> kDecodeShapes = {
     {4096, 4096, "llama-3-8b o_proj"},
     {4096, 6144, "llama-3-8b qkv_proj"},

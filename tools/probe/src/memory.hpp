@@ -13,7 +13,7 @@ struct MemoryOptions {
 
 // Appends "floor_graph" (a tiny kernel in a CUDA graph), "launch_eager_cuda" and "copy" points
 // (op, dtype, bytes = read + written, median_us, ...) to `points`, in the format of
-// tools/probe/probe_compute.py so that parse_probe_results() reads them.
+// tools/measure/probe_compute.py so that parse_probe_results() reads them.
 void probe_floor_and_copy(Json& points, const MemoryOptions& o);
 
 // Pinned host<->device bandwidth per GPU alone (h2d, d2h, both at once) and every GPU at once.

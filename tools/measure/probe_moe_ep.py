@@ -34,7 +34,7 @@ points of more than 3 ms are re-timed with a longer window so that the median is
 A correctness check against an fp32 reference (every tile config, m not a multiple of BLOCK_M)
 runs first. Points that fail are recorded with an "error" field.
 
-Usage: python3 tools/probe/probe_moe_ep.py --out moe-ep-h200.json [--budget-s 300]
+Usage: python3 tools/measure/probe_moe_ep.py --out moe-ep-h200.json [--budget-s 300]
 """
 import argparse
 import json
@@ -253,7 +253,7 @@ def main():
     ap.add_argument("--budget-s", type=float, default=300)
     args = ap.parse_args()
     t0 = time.time()
-    doc = points_document("tools/probe/probe_moe_ep.py", args.out, check())
+    doc = points_document("tools/measure/probe_moe_ep.py", args.out, check())
     print("checks", json.dumps(doc["checks"]), flush=True)
     print(f"checks done at {time.time() - t0:.1f} s", flush=True)
 

@@ -13,7 +13,7 @@ torch scaled_dot_product_attention, every backend that runs (v padded to 192 whe
 equal head dims; flops counted at the true dims). Points are in the probe point format
 (`op` tp_gemm / attn_prefill), read by `topoplan validate --probe` for the GEMMs.
 
-Usage: python3 tools/probe/probe_r1_prefill.py --out r1-prefill-h200.json
+Usage: python3 tools/measure/probe_r1_prefill.py --out r1-prefill-h200.json
 """
 import argparse
 import datetime
@@ -102,9 +102,9 @@ def main():
     args = ap.parse_args()
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem",
                           "--format=csv,noheader"], capture_output=True, text=True)
-    doc = {"format": "topoplan-probe-points/1", "tool": "tools/probe/probe_r1_prefill.py",
+    doc = {"format": "topoplan-probe-points/1", "tool": "tools/measure/probe_r1_prefill.py",
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "command": "python3 tools/probe/probe_r1_prefill.py --out " + args.out,
+           "command": "python3 tools/measure/probe_r1_prefill.py --out " + args.out,
            "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
            "triton": triton.__version__, "nvidia_smi_before": smi.stdout.strip(), "points": []}
     for label, n, k in GEMMS:

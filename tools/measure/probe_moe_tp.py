@@ -25,7 +25,7 @@ expert t = 1 .. 4096 (uniform routing: every expert gets t rows). Timing: triton
 alone are 470-940 MB); random data, never zeros. A correctness check against an fp32 reference
 runs first. Points that fail are recorded with an "error" field.
 
-Usage: python3 tools/probe/probe_moe_tp.py --out moe-tp-h200.json [--budget-s 300]
+Usage: python3 tools/measure/probe_moe_tp.py --out moe-tp-h200.json [--budget-s 300]
 """
 import argparse
 import datetime
@@ -233,7 +233,7 @@ def main():
     ap.add_argument("--budget-s", type=float, default=300)
     args = ap.parse_args()
     t0 = time.time()
-    doc = points_document("tools/probe/probe_moe_tp.py", args.out, check())
+    doc = points_document("tools/measure/probe_moe_tp.py", args.out, check())
     print("checks", json.dumps(doc["checks"]), flush=True)
     variants = ["triton_fp8_block", "triton_bf16", "cublas_bf16_bmm"]
     for label, experts, n, k in SHAPES:

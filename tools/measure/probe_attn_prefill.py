@@ -10,7 +10,7 @@ kernel written for this probe (online softmax, q/k split into 128 + 64 so that M
 no padding; not any engine's code). Flops counted at the true head dims over the unmasked
 scores only: 2 * heads * (dqk + dv) * (scores kept).
 
-Usage: python3 tools/probe/probe_attn_prefill.py --out attn-prefill-h200.json
+Usage: python3 tools/measure/probe_attn_prefill.py --out attn-prefill-h200.json
 """
 import argparse
 import datetime
@@ -187,9 +187,9 @@ def main():
     args = ap.parse_args()
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem",
                           "--format=csv,noheader"], capture_output=True, text=True)
-    doc = {"format": "topoplan-probe-points/1", "tool": "tools/probe/probe_attn_prefill.py",
+    doc = {"format": "topoplan-probe-points/1", "tool": "tools/measure/probe_attn_prefill.py",
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "command": "python3 tools/probe/probe_attn_prefill.py --out " + args.out,
+           "command": "python3 tools/measure/probe_attn_prefill.py --out " + args.out,
            "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
            "triton": triton.__version__, "cudnn": torch.backends.cudnn.version(),
            "nvidia_smi_before": smi.stdout.strip(), "points": []}

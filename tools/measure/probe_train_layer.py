@@ -200,7 +200,7 @@ def main():
     t0 = time.time()
     out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
            "cuda": torch.version.cuda, "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-           "command": "python3 tools/probe/probe_train_layer.py --out $OUT/train_layer.json",
+           "command": "python3 tools/measure/probe_train_layer.py --out $OUT/train_layer.json",
            "points": []}
     # Llama-3-8B layer (TP1) and Llama-3-70B layer's TP4 and TP8 shards, 8192 tokens (one sequence).
     out["points"].append(layer_point("llama3_8b_tp1", 4096, 32, 8, 128, 14336, 8192))

@@ -57,7 +57,7 @@ record with the cuBLASLt dense GEMMs (the variant the planner's default `--fp8-b
 prices). Points and steps that fail carry an "error" field; the JSON is rewritten after every
 section, so a run cut short still leaves what it measured.
 
-Usage: python3 tools/probe/probe_r1_layer.py --out r1-layer-h200.json [--configs 2x4096,2x4000]
+Usage: python3 tools/measure/probe_r1_layer.py --out r1-layer-h200.json [--configs 2x4096,2x4000]
 """
 import argparse
 import datetime
@@ -1139,9 +1139,9 @@ def main():
     smi_q = "name,driver_version,clocks.sm,clocks.mem,power.limit"
     smi = subprocess.run(["nvidia-smi", f"--query-gpu={smi_q}", "--format=csv,noheader"],
                          capture_output=True, text=True)
-    doc = {"format": "topoplan-probe-points/1", "tool": "tools/probe/probe_r1_layer.py",
+    doc = {"format": "topoplan-probe-points/1", "tool": "tools/measure/probe_r1_layer.py",
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "command": "python3 tools/probe/probe_r1_layer.py " + " ".join(sys.argv[1:]),
+           "command": "python3 tools/measure/probe_r1_layer.py " + " ".join(sys.argv[1:]),
            "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
            "triton": triton.__version__, "cuda": torch.version.cuda,
            "cudnn": torch.backends.cudnn.version(), "nvidia_smi_before": smi.stdout.strip(),

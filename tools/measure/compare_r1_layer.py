@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Per-kernel table: probe_r1_layer.py's measurement against price_r1_layer's model prices.
 
-Usage: python3 tools/probe/compare_r1_layer.py MEASURED.json PRICES.json [--config 2x4096]
-PRICES.json is the output of tools/probe/price_r1_layer.cpp (see its header for the build line).
+Usage: python3 tools/measure/compare_r1_layer.py MEASURED.json PRICES.json [--config 2x4096]
+PRICES.json is the output of tools/measure/price_r1_layer.cpp (see its header for the build line).
 Pairs: the `cublaslt_tensor` layer run with the model's `auto` prices (dense GEMMs at the
 per-tensor rate, experts at the Triton rate) and the `triton_block` run with `triton` prices.
 Prints a markdown table (µs) and the whole-layer lines. "in layer" is the sum of the CUPTI

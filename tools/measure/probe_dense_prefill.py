@@ -19,7 +19,7 @@ Decode (`--decode BATCHxCONTEXT,...`): one decode step of the same model instead
 sequences with `context` cached tokens each, attention over the cache by SDPA, LM head on every
 sequence; GQA models (`--model llama-3-8b`) too.
 
-Usage: python3 tools/probe/probe_dense_prefill.py --out dense-prefill-h200.json
+Usage: python3 tools/measure/probe_dense_prefill.py --out dense-prefill-h200.json
        [--model llama-2-7b|llama-3-8b] [--decode 1x512,32x2048]
 """
 import argparse
@@ -173,7 +173,7 @@ def main():
     global H, HEADS, KVH, FFN, VOCAB, LAYERS, MODEL
     H, HEADS, KVH, FFN, VOCAB, LAYERS = MODELS[args.model]
     MODEL = args.model
-    doc = points_document("tools/probe/probe_dense_prefill.py", args.out, [])
+    doc = points_document("tools/measure/probe_dense_prefill.py", args.out, [])
     doc["command"] += f" --model {args.model}" + (f" --decode {args.decode}" if args.decode else "")
     doc["prefills"] = []
     runs = [(1, int(b), int(c)) for b, c in (x.split("x") for x in args.decode.split(","))] \

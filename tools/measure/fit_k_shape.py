@@ -7,7 +7,7 @@ pipeline fill, epilogue store), so at equal tile counts the achieved rate is
 r(k) = k / (k + k_half), where k_half = BLOCK_K x fixed / per-step is the k at which half of the
 tile's time is the fixed part. It is fitted per math class from the ratio of two shapes measured
 with the same kernel, the same rows and the same experts but k = 256 vs k = 7168
-(tools/probe/probe_moe_tp.py: TP8-sliced DeepSeek experts, down n=7168 k=256 vs gate+up n=512
+(tools/measure/probe_moe_tp.py: TP8-sliced DeepSeek experts, down n=7168 k=256 vs gate+up n=512
 k=7168, 256 experts, t >= 512 rows each, where both are compute-bound):
   R = r(256) / r(7168)  ->  k_half = 256 x 7168 (1 - R) / (7168 R - 256).
 fp8 from the fp8 block-scaled Triton kernel, bf16 from cuBLAS batched bf16 (torch.bmm).

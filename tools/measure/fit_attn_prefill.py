@@ -79,7 +79,7 @@ def main():
         "k_half": k_half,
         "source": raw_path + ": best backend per shape (cuDNN SDPA for whole causal prompts), "
                   "rate = fraction(flops) * K / (K + k_half), K = mean keys per query "
-                  "(tools/probe/fit_attn_prefill.py)",
+                  "(tools/measure/fit_attn_prefill.py)",
         "fit_errors": errors}
     json.dump(cal, open(cal_path, "w"), indent=1)
     for e in errors:

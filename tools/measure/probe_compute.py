@@ -14,7 +14,7 @@ graph (CUDA graphs: this is how serving engines run decode, and it removes host 
 Inputs rotate over enough copies that each graph touches > 2x the L2 cache, so weights come from
 HBM as they do in a real model. Random data (never zeros). Writes JSON to --out.
 
-Usage: python3 tools/probe/probe_compute.py --out result.json [--quick]
+Usage: python3 tools/measure/probe_compute.py --out result.json [--quick]
 """
 import argparse
 import datetime

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fits topoplan's efficiency curves from a probe_compute.py measurement.
 
-Usage: python3 tools/probe/fit_calibration.py MEASUREMENT.json OUT.json --gpu H200-SXM \
+Usage: python3 tools/measure/fit_calibration.py MEASUREMENT.json OUT.json --gpu H200-SXM \
            --hbm-GBps 4800 --bf16-TFLOPS 989 --fp8-TFLOPS 1979
 
 Model (docs/compute-model.md):  t = floor + max(flops_padded / (P_tc * f_tc(x_c)),
@@ -25,7 +25,7 @@ TILE_M = 8  # token granularity of small-m GEMMs: wgmma N is a multiple of 8 and
 # Measured in a whole decode layer, not by probe_compute.py: carried into every fitted file.
 DECODE_GRAPH_TERMS = {
     "graph_gap_us": 0.35,
-    "graph_gap_source": "r1-decode-h200-2026-12-04.json (tools/probe/probe_r1_decode.py, docs/compute-model.md 'DeepSeek-R1 decode layer at batch 1-8'): idle time between consecutive kernels inside one CUDA graph, from events (replay time less kernel durations) 0.33-0.37 us per kernel for the R1 layers with fused routing, 0.38-0.44 for the Llama-3-8B layer; CUPTI median 0.42",
+    "graph_gap_source": "r1-decode-h200-2026-12-04.json (tools/measure/probe_r1_decode.py, docs/compute-model.md 'DeepSeek-R1 decode layer at batch 1-8'): idle time between consecutive kernels inside one CUDA graph, from events (replay time less kernel durations) 0.33-0.37 us per kernel for the R1 layers with fused routing, 0.38-0.44 for the Llama-3-8B layer; CUPTI median 0.42",
     "small_kernel_us": 1.54,
     "small_kernel_source": "same file: median CUPTI duration of the layer kernels moving < 1 MB, 1.54-1.66 us (R1, fused routing) and 1.68-2.02 us (Llama-3-8B) over batch 1-8; the lowest median taken. Norms, quantization, rope, top-k and copies reduce or walk a row with one CTA per row, a latency chain longer than an empty kernel (0.9-1.0 us)",
 }
@@ -159,8 +159,8 @@ def main():
     out = {
         "gpu": a.gpu,
         "source": f"measured {meta['date_utc']} on {meta['gpu_torch']} (torch {meta['torch']}, CUDA "
-                  f"{meta['cuda_runtime']}) by tools/probe/probe_compute.py; raw points in "
-                  f"{a.measurement_path or a.measurement}; fitted by tools/probe/fit_calibration.py",
+                  f"{meta['cuda_runtime']}) by tools/measure/probe_compute.py; raw points in "
+                  f"{a.measurement_path or a.measurement}; fitted by tools/measure/fit_calibration.py",
         "reference_peaks": {"hbm_GBps": a.hbm_GBps, "bf16_TFLOPS": a.bf16_TFLOPS,
                             "fp8_TFLOPS": a.fp8_TFLOPS,
                             "source": "datasheet peaks of topologies/catalog/gpus.json " + a.gpu},

@@ -1,12 +1,12 @@
 // What topoplan's compute model says one DeepSeek-R1 MoE layer's prefill costs on one GPU of a
-// TP8 shard (EP1), kernel by kernel: the model side of tools/probe/probe_r1_layer.py. Uses the
+// TP8 shard (EP1), kernel by kernel: the model side of tools/measure/probe_r1_layer.py. Uses the
 // library exactly as the planner's prefill does (src/plan/step_time.cpp and pipeline.cpp): the
 // H200's built-in calibration, fit_formats_to_gpu, layer_kernels(Moe) of a prefill workload of
 // `batch` prompts of `prompt` tokens, context 0; each kernel priced by ComputeModel::explain, and
 // eagerly as max(eager_launch_us, time) (prefill runs eagerly in the planner).
 //
 // Build against a configured build tree (no CMake target; a measurement helper):
-//   g++ -std=c++20 -O2 -Iinclude -Isrc tools/probe/price_r1_layer.cpp \
+//   g++ -std=c++20 -O2 -Iinclude -Isrc tools/measure/price_r1_layer.cpp \
 //     build/ci/src/plan/libtopoplan_plan.a build/ci/src/model/libtopoplan_model.a \
 //     build/ci/src/perf/libtopoplan_perf.a build/ci/src/hw/libtopoplan_hw.a \
 //     build/ci/src/core/libtopoplan_core.a build/ci/libtopoplan_embedded.a -o /tmp/price_r1_layer

@@ -27,7 +27,7 @@ Shapes (m, n, k), weights n x k:
   per expert, R1's expert gate+up 4096 x 7168 and down 7168 x 2048), the kernel SGLang's DeepEP
   low-latency decode runs.
 
-Usage: python3 tools/probe/probe_deepgemm.py --out deepgemm-h200.json [--set prefill|decode] [--warm I/N]
+Usage: python3 tools/measure/probe_deepgemm.py --out deepgemm-h200.json [--set prefill|decode] [--warm I/N]
 
 Decode set (`--set decode`): the linears of a TP8 EP1 decode step at m = 1 ... 512.
 Sweep set (`--set sweep`): m 16, k 7168 and 2048, n 128 ... 9216, with the tile config (CTAs,
@@ -217,7 +217,7 @@ def main():
             print(f"warm {c[1]} m{c[2]}: {p.get('first_call_s')} s {p.get('error', '')[:120]}",
                   flush=True)
         return
-    doc = points_document("tools/probe/probe_deepgemm.py", args.out, [])
+    doc = points_document("tools/measure/probe_deepgemm.py", args.out, [])
     doc["command"] += f" --set {args.set}"
     doc["deepgemm"] = "deepseek-ai/DeepGEMM 03d0be3 (2025-07-02), CUTLASS eefa1713 headers, NVCC JIT"
     doc["nvcc"] = os.popen("nvcc --version | tail -2").read().strip()

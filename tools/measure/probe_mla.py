@@ -11,7 +11,7 @@ models/deepseek-v3.json (128 heads, kv_lora 512, rope 64); h = 128 (TP1/attentio
 point's time. Timing as probe_compute.py: a CUDA graph of many calls, CUDA events, median of
 replays / calls; caches rotate over > 128 MiB; random data.
 
-Usage: python3 tools/probe/probe_mla.py --out mla.json [--budget-s 240]
+Usage: python3 tools/measure/probe_mla.py --out mla.json [--budget-s 240]
 """
 import argparse
 import datetime

@@ -59,7 +59,7 @@ Checks (fp32 references) run first: both attention kernels, the fused top-k agai
 routing, moe_align against the PyTorch version, the routed experts end to end, the absorbed q,
 RoPE and the cache stores.
 
-Usage: python3 tools/probe/probe_r1_decode.py --out r1-decode.json [--batches 1,2,4,8]
+Usage: python3 tools/measure/probe_r1_decode.py --out r1-decode.json [--batches 1,2,4,8]
        [--context 1024] [--layers 4] [--replays 200] [--profile-replays 5]
 """
 import argparse
@@ -1171,9 +1171,9 @@ def main():
     smi_q = "name,driver_version,clocks.sm,clocks.mem,power.limit"
     smi = subprocess.run(["nvidia-smi", f"--query-gpu={smi_q}", "--format=csv,noheader"],
                          capture_output=True, text=True)
-    doc = {"format": "topoplan-decode-layer/1", "tool": "tools/probe/probe_r1_decode.py",
+    doc = {"format": "topoplan-decode-layer/1", "tool": "tools/measure/probe_r1_decode.py",
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "command": "python3 tools/probe/probe_r1_decode.py " + " ".join(sys.argv[1:]),
+           "command": "python3 tools/measure/probe_r1_decode.py " + " ".join(sys.argv[1:]),
            "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
            "triton": triton.__version__, "cuda": torch.version.cuda,
            "nvidia_smi_before": smi.stdout.strip(),
