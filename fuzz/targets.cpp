@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <string>
 
+#if defined(FUZZ_PLAN_JSON)
+#include "report/diagram_overlay.hpp"  // src/: what `topo render --plan` reads and draws
+#endif
 #include "topoplan/collective.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -35,6 +38,13 @@ void run(const std::string& text) {
   (void)import_nvidia_smi_topo(text, "fuzz.txt");
 #elif defined(FUZZ_NCCL_TESTS_LOG)
   (void)parse_nccl_tests_log(text, "fuzz.log", CollOp::AllReduce);
+#elif defined(FUZZ_PLAN_JSON)  // `topo render --plan FILE` on hgx-h100-8, without Graphviz
+  static const Topology t = load_topology("hgx-h100-8");
+  const report::Overlay o =
+      report::overlay_from_plan_json(t, text, "fuzz.json", report::ColorBy::Ep);
+  report::DiagramOptions d;
+  d.overlay = &o;
+  (void)report::build_diagram(t, d);
 #elif defined(FUZZ_UNITS)
   (void)parse_bytes(text, "--size");
   (void)parse_bandwidth_GBps(text, "--bw");

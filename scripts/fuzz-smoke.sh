@@ -20,6 +20,7 @@ declare -A seeds=(
   [nvidia_smi]="topologies/samples/nvidia-smi"
   [nccl_tests_log]="topologies/samples/nccl-tests"
   [units]="fuzz/seeds/units"
+  [plan_json]="fuzz/seeds/plan_json"
 )
 for target in "${!seeds[@]}"; do
   exe=$build/fuzz/fuzz_$target

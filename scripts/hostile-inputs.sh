@@ -67,6 +67,16 @@ described() {
 described 50000000 >"$G/description_50MB.json"
 described 60000 >"$G/description_60KB.json"
 truncate -s 300M "$G/sparse_300MiB.json" # sparse: refused by size before a byte is read
+# Issue 29: a 1,000,000-row nccl-tests log (~120 MB; refused at row 16,385, the row limit), an
+# imported file whose name is not UTF-8, DeepSeek-R1 with a three-sided scale block.
+{
+  printf '# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 8\n'
+  yes '     1048576        262144     float     sum      -1    20.00   52.43   91.75      0    19.00   55.19   96.58      0' |
+    head -n 1000000
+} >"$G/nccl_1e6_rows.log"
+cp "$root/topologies/samples/nvidia-smi/hgx-h100-8.txt" "$G/h100"$'\xfe'".txt"
+sed 's/"tree": \[6.8,/"tree": [1e300,/' "$root/topologies/tuning/nccl.json" >"$G/calibration_latency_1e300.json"
+sed 's/"scale_block": \[128, 128\]/"scale_block": [1, 1, 1]/' "$root/models/deepseek-r1.json" >"$G/scale_block_3d.json"
 
 # --- Cases: c NAME CLASS EXPECTED_EXIT ARG...; cf (the same, FEED command on stdin)
 rows=()
@@ -203,6 +213,36 @@ for b in "${builds[@]}"; do
   c hf_invalid_utf8 exit-code 2 model show "$F/hf_invalid_utf8.json"
   c number_3e2768 exit-code 2 model show "$F/hf_number_out_of_range.json"
   c tp_beyond_gpus exit-code 2 plan --model llama-3-70b "${H[@]}" --tp 16
+  # Issue 29: ranges of flags and measurement files, bounded work, plan files read back, names
+  # that are not UTF-8, refusals with their place, minor
+  P=$root/fuzz/regressions/plan_json
+  c calibrate_size_zero wrong-number 2 calibrate "${H[@]}" -o cal.json --nccl-tests "$F/nccl_size_zero.log"
+  c calibrate_size_1e300 wrong-number 2 calibrate "${H[@]}" -o cal.json --nccl-tests "$F/nccl_size_1e300.log"
+  c nccl_size_negative place 2 validate "${H[@]}" --nccl-tests "$F/nccl_size_negative.log"
+  c probe_bytes_1e300 wrong-number 2 validate --probe "$F/probe_bytes_huge.json" --gpu H100-SXM
+  c probe_unknown_dtype place 2 validate --probe "$F/probe_unknown_dtype.json" --gpu H100-SXM
+  c mem_bw_denormal wrong-number 2 model roofline llama-3-8b --gpu H100-SXM --mem-bw 1e-300GB/s
+  c train_tokens_1e300 wrong-number 2 plan --mode train --model llama-3-8b "${H[@]}" --train-tokens 1e300
+  c model_context_1e15 wrong-number 2 model show llama-3-8b --context 1e15
+  c roofline_context_past_model wrong-number 2 model roofline llama-3-8b --gpu H100-SXM --context 100000
+  c calibration_latency_1e300 wrong-number 2 collective all-reduce "${H[@]}" --size 1GiB --calibration "$G/calibration_latency_1e300.json"
+  c nccl_1e6_rows hang 2 calibrate "${H[@]}" -o cal.json --nccl-tests "$G/nccl_1e6_rows.log"
+  c burst_1e15 hang 2 plan --model llama-3-8b "${H[@]}" --workload burst --requests 1e15
+  # The bound at 2 requests per wave (Llama 3.1 70B, TP2 on H200 at 130,000 tokens): 50,000 waves
+  c burst_1e5_waves large 0 plan --model llama-3.1-70b --topology hgx-h200-8 --gpus 2 --tp 2 --pp 1 --dp 1 --prompt 100000 --output 30000 --workload burst --requests 1e5 --json
+  c train_global_batch_2p30 crash 2 plan --mode train --model llama-3-8b "${H[@]}" --global-batch 1073741824
+  c render_plan_rank_negative crash 2 topo render hgx-h100-8 -o r.svg --plan "$P/rank_negative.json"
+  c render_plan_rank_huge crash 2 topo render hgx-h100-8 -o r.svg --plan "$P/rank_huge.json"
+  c render_plan_fits_string exit-code 2 topo render hgx-h100-8 -o r.svg --plan "$P/fits_string.json"
+  c render_plan_no_breakdown exit-code 2 topo render hgx-h100-8 -o r.svg --plan "$P/no_breakdown.json"
+  c import_name_not_utf8 exit-code 2 topo import nvidia-smi "$root/topologies/samples/nvidia-smi/hgx-h100-8.txt" --gpu H100 --name $'srv\xff'
+  c import_file_name_not_utf8 exit-code 2 topo import nvidia-smi "$G/h100"$'\xfe'".txt" --gpu H100
+  c compare_label_not_utf8 exit-code 2 compare --model llama-3-8b --topology hgx-h200-8 --topology $'hgx-h20-8:name=a\xff'
+  c cluster_nic_no_model place 2 topo show "$F/cluster_nic_no_model.json"
+  c compare_tiers_5 place 2 compare --model llama-3-8b --topology hgx-h100-8:nodes=4:fabric=fat-tree:tiers=5 --topology hgx-h200-8
+  c batch_empty wrong-number 2 plan --model llama-3-8b "${H[@]}" --batch ''
+  c size_1P wrong-number 0 collective all-reduce "${H[@]}" --size 1P
+  c scale_block_3d wrong-number 2 model show "$G/scale_block_3d.json"
   # Output failures (issue 29): exit 2 naming the path, never "wrote ..." with exit 0; every file
   # is written to a temporary file beside the target and renamed (src/io/output_file.cpp)
   X=$root/topologies/samples/nccl-xml/hgx-h100-8.xml

@@ -84,6 +84,19 @@ inline constexpr std::size_t kMaxXmlElements = 16'384;
 // and 32 NUMA nodes (8 x SNC4).
 inline constexpr int kMaxImportCpus = 64;
 
+// Result rows of one nccl-tests log (text or -J JSON): a sweep from 8 B to 16 GiB by factors of 2
+// is 32 rows, a fine sweep (-i) a few thousand. Each row is priced by the collective model, so a
+// 1,000,000-row log (120 MB) took more than 20 s and ~3 GB; past the bound it is refused at the
+// first row beyond it.
+inline constexpr std::size_t kMaxNcclTestsRows = 16'384;
+
+// Requests of one burst (plan --workload burst --requests): each wave of the schedule is a
+// step of the simulation and an entry of the JSON answer; 10^9 requests took 3 s and 82 MB of
+// JSON, 10^15 never ended. Published burst benchmarks send 100-3,000 requests. At the bound, 2
+// requests per wave (Llama 3.1 70B, TP2 on H200 at 130,000 tokens) are 50,000 waves: 0.5 s and
+// 8.2 MB of JSON.
+inline constexpr double kMaxBurstRequests = 1e5;
+
 // Entries of one error report and names checked for "did you mean": the suggestion is an edit
 // distance per known name, so an unknown id in a file of 10^6 ids must not cost 10^6 of them
 // per bad entry.

@@ -237,6 +237,9 @@ inline constexpr double kMaxCount = 9007199254740992.0;
 void require_batch(double batch, bool zero_searches = false);
 void require_tokens(double tokens, const char* field);  // at least 1 token, at most kMaxCount
 void require_context(double context);                   // "context": 0 to kMaxCount tokens
+// "context" within the model's own context (max_context; 0: not stated, no bound): a decode
+// context past it is refused, naming the model and its limit.
+void require_context_within(double context, const ModelSpec& m);
 // A latency limit in ms: finite and not negative (0: no limit).
 void require_limit_ms(double ms, const char* field);
 

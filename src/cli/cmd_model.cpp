@@ -19,6 +19,7 @@ struct ModelArgs {
   double batch = 1, context = 4096, prompt = 4096;
   int tp = 1, ep = 1;
   PrecisionOptions precision;
+  const CLI::Option* context_flag = nullptr;
 };
 
 int run_list(const ModelArgs& a) {
@@ -32,7 +33,7 @@ int run_show(const ModelArgs& a) {
   ModelSpec m = load_model_with(a.model, a.precision);
   report::ModelShowOptions o;
   o.decode.batch = a.batch;
-  o.decode.context = a.context;
+  o.decode.context = context_of(*a.context_flag, a.context, m);
   o.prefill.new_tokens = a.prompt;
   o.shard = Shard{.tp = a.tp, .ep = a.ep};
   o.validate(m);
@@ -59,8 +60,9 @@ void add_model_command(CLI::App& app, Action& action) {
       ->required();
   show->add_flag("--json", args->json, "print JSON (stable keys, see docs/model-format.md)");
   show->add_option("--batch", args->batch, "decode batch (sequences)")->capture_default_str();
-  show->add_option("--context", args->context, "decode context length already cached")
-      ->capture_default_str();
+  args->context_flag =
+      show->add_option("--context", args->context, "decode context length already cached")
+          ->capture_default_str();
   show->add_option("--prompt", args->prompt, "prefill prompt length")->capture_default_str();
   show->add_option("--tp", args->tp, "tensor parallel degree")
       ->check(positive_count())

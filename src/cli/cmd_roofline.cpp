@@ -20,11 +20,15 @@ struct RooflineArgs {
   double batch = 1, context = 4096;
   int tp = 1;
   bool json = false;
+  const CLI::Option* context_flag = nullptr;
 };
 
 int run_roofline(const RooflineArgs& a) {
   ModelSpec m = load_model_with(a.model, a.precision);
-  Workload w{.phase = Phase::Decode, .batch = a.batch, .new_tokens = 1, .context = a.context};
+  Workload w{.phase = Phase::Decode,
+             .batch = a.batch,
+             .new_tokens = 1,
+             .context = context_of(*a.context_flag, a.context, m)};
   const Shard s{.tp = a.tp};
   validate_roofline(m, w, s);
   const GpuSpec& gpu = Catalog::builtin().gpu(a.gpu);
@@ -58,8 +62,9 @@ void add_model_roofline_subcommand(CLI::App& model, Action& action) {
   sub->add_option("--gpu", args->gpu, "GPU from the catalog (topoplan topo gpus lists them)")
       ->required();
   sub->add_option("--batch", args->batch, "sequences decoded together")->capture_default_str();
-  sub->add_option("--context", args->context, "tokens already in each sequence's KV cache")
-      ->capture_default_str();
+  args->context_flag =
+      sub->add_option("--context", args->context, "tokens already in each sequence's KV cache")
+          ->capture_default_str();
   sub->add_option("--tp", args->tp, "tensor parallel degree (the estimate is for one GPU's shard)")
       ->check(positive_count())
       ->capture_default_str();

@@ -52,6 +52,8 @@ const std::map<std::string, std::string>& table() {
       {"protocol", "--proto"},
       {"root", "--root"},
       {"hbm_GBps", "--mem-bw"},
+      // topo import (ImportOptions).
+      {"name", "--name"},
       // compare and render.
       {"designs", "--topology"},
       {"gpu_hour_price", "--gpu-hour-price"},

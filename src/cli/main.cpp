@@ -8,6 +8,24 @@
 #include "cli/suggest.hpp"
 #include "topoplan/error.hpp"
 
+namespace {
+
+// Every option that takes a value refuses an empty one: CLI11 converts "" to 0 for a number, so
+// `--batch ''` was taken as "not given" (issue 29). No description: --help is unchanged.
+void refuse_empty_values(CLI::App& app) {
+  for (CLI::Option* o : app.get_options())
+    if (o->get_expected_min() > 0)
+      o->check(CLI::Validator(
+          [](std::string& text) {
+            return text.empty() ? std::string("empty value (give one, or leave the flag out)")
+                                : std::string();
+          },
+          ""));
+  for (CLI::App* sub : app.get_subcommands({})) refuse_empty_values(*sub);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"topoplan: plan how a large model is sharded and placed on multi-GPU systems"};
   app.require_subcommand(1);
@@ -21,6 +39,7 @@ int main(int argc, char** argv) {
   topoplan::cli::add_collective_command(app, action);
   topoplan::cli::add_model_command(app, action);
   topoplan::cli::add_validate_command(app, action);
+  refuse_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,7 @@
 #include "cli/model_options.hpp"
 
+#include <algorithm>
+
 namespace topoplan::cli {
 
 void add_precision_flags(CLI::App& cmd, PrecisionOptions& o, bool with_train) {
@@ -21,6 +23,11 @@ ModelSpec load_model_with(const std::string& name, const PrecisionOptions& o) {
   if (!o.precision.empty()) apply_precision(m, o.precision);
   if (!o.kv_dtype.empty()) apply_kv_dtype(m, o.kv_dtype);
   return m;
+}
+
+double context_of(const CLI::Option& flag, double value, const ModelSpec& m) {
+  if (flag.count() > 0 || m.max_context <= 0) return value;
+  return std::min(value, static_cast<double>(m.max_context));
 }
 
 }  // namespace topoplan::cli

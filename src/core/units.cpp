@@ -58,10 +58,13 @@ double parse_bytes(std::string_view text, std::string_view what) {
                          "': a lower-case b means bits; write bytes as GB (10^9), GiB or G "
                          "(2^30, as nccl-tests reads it)");
   auto [v, suf] = split(text, what);
+  // P, PiB and PB too, so that the documented limit (1 PiB) can be typed.
+  constexpr double kPiB = kTiB * 1024.0, kPB = 1e15;
   static const UnitScale table[] = {
-      {"", 1},       {"b", 1},      {"k", kKiB},   {"m", kMiB},   {"g", kGiB},  {"t", kTiB},
-      {"kib", kKiB}, {"mib", kMiB}, {"gib", kGiB}, {"tib", kTiB}, {"kb", kKB},  {"mb", kMB},
-      {"gb", kGB},   {"tb", kTB},   {"ki", kKiB},  {"mi", kMiB},  {"gi", kGiB}, {"ti", kTiB}};
+      {"", 1},      {"b", 1},      {"k", kKiB},   {"m", kMiB},   {"g", kGiB},   {"t", kTiB},
+      {"p", kPiB},  {"kib", kKiB}, {"mib", kMiB}, {"gib", kGiB}, {"tib", kTiB}, {"pib", kPiB},
+      {"kb", kKB},  {"mb", kMB},   {"gb", kGB},   {"tb", kTB},   {"pb", kPB},   {"ki", kKiB},
+      {"mi", kMiB}, {"gi", kGiB},  {"ti", kTiB},  {"pi", kPiB}};
   for (const auto& e : table) {
     if (suf != e.s) continue;
     // 1 PiB bounds every buffer a collective or a model can hold (one GPU has at most a few
@@ -73,7 +76,7 @@ double parse_bytes(std::string_view text, std::string_view what) {
                        "'" + std::string(text) + "' is larger than the 1 PiB limit");
     return bytes == 0 ? 0.0 : bytes;
   }
-  bad_unit(what, text, "B, K/M/G/T (binary), KiB/MiB/GiB/TiB or KB/MB/GB/TB");
+  bad_unit(what, text, "B, K/M/G/T/P (binary), KiB/MiB/GiB/TiB/PiB or KB/MB/GB/TB/PB");
 }
 
 double parse_bandwidth_GBps(std::string_view text, std::string_view what) {

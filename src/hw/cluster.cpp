@@ -149,7 +149,16 @@ const LinkSpec& fabric_link(const Topology& server, const std::vector<int>& nics
                             const ClusterOptions& o) {
   const Catalog& cat = server.catalog();
   std::string name = o.link;
-  if (name.empty()) name = cat.nic(server.device(nics.front()).model).port_link;
+  if (name.empty()) {
+    // The fabric's link is the first NIC's port link: a NIC without a model has none, and
+    // cat.nic("") was "unknown NIC model ''" with no file named.
+    const Device& nic = server.device(nics.front());
+    if (nic.model.empty())
+      throw InputError("cluster", "fabric.link",
+                       "the server's NIC '" + nic.id +
+                           "' has no model to take the fabric link from; name the link");
+    name = cat.nic(nic.model).port_link;
+  }
   const LinkSpec& spec = cat.link(name);
   if (spec.kind != LinkKind::Network)
     throw InputError("cluster", "fabric.link", "'" + name + "' is not a network link type");

@@ -7,14 +7,16 @@ struct OptionPlace {
   const char* option;   // make_cluster's location
   const char* pointer;  // in a cluster file
   const char* flag;     // on the command line
+  const char* key;      // in a compare design ("hgx-h100-8:nodes=4:tiers=2")
 };
 // A plane that needs more tiers than exist ("fabric") is caused by the server count.
 constexpr OptionPlace kPlaces[] = {
-    {"nodes", "/cluster/count", "--nodes"},
-    {"fabric", "/cluster/count", "--nodes"},
-    {"fabric.tiers", "/cluster/fabric/tiers", "--tiers"},
-    {"fabric.link", "/cluster/fabric/link", "--fabric-link"},
-    {"fabric.oversubscription", "/cluster/fabric/oversubscription", "--oversubscription"},
+    {"nodes", "/cluster/count", "--nodes", "nodes"},
+    {"fabric", "/cluster/count", "--nodes", "nodes"},
+    {"fabric.tiers", "/cluster/fabric/tiers", "--tiers", "tiers"},
+    {"fabric.link", "/cluster/fabric/link", "--fabric-link", "fabric-link"},
+    {"fabric.oversubscription", "/cluster/fabric/oversubscription", "--oversubscription",
+     "oversubscription"},
 };
 }  // namespace
 
@@ -26,6 +28,12 @@ InputError locate_cluster_error(const InputError& e, const std::string& source, 
                      : InputError(p.flag, "", e.detail());
   }
   return InputError(source, e.location(), e.detail());
+}
+
+std::string design_key_of_flag(const std::string& flag) {
+  for (const OptionPlace& p : kPlaces)
+    if (flag == p.flag) return p.key;
+  return "";
 }
 
 }  // namespace topoplan::detail

@@ -13,4 +13,9 @@ namespace topoplan::detail {
 // /cluster (`from_file`) or the command-line flag; other errors come back unchanged.
 InputError locate_cluster_error(const InputError& e, const std::string& source, bool from_file);
 
+// The compare design key ("tiers") of a cluster flag ("--tiers") that locate_cluster_error
+// blamed, "" for any other source: a design's options come from its keys, and `:tiers=5` was
+// reported as "--tiers: ...", a flag never typed.
+std::string design_key_of_flag(const std::string& flag);
+
 }  // namespace topoplan::detail

@@ -1,6 +1,8 @@
 // The communication calibration file: the built-in tuning file (topologies/tuning/nccl.json) with
 // the refitted cells replaced, so NcclTuning::parse reads it and `--calibration` swaps it in.
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "comm/tuning_keys.hpp"
 #include "topoplan/embedded.hpp"
@@ -15,6 +17,18 @@ using nlohmann::ordered_json;
 
 ordered_json row(const double (&cells)[3]) {
   return ordered_json::array({cells[0], cells[1], cells[2]});
+}
+
+// nlohmann writes NaN and inf as null: a calibration file with "ll_factor": null was written and
+// then refused by --calibration. Every number must be finite before anything is written.
+void require_finite(const ordered_json& j, const std::string& pointer) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>()))
+    throw InternalError("calibrate: " + pointer + " is not a finite number");
+  if (j.is_array())
+    for (std::size_t i = 0; i < j.size(); ++i)
+      require_finite(j[i], pointer + "/" + std::to_string(i));
+  if (j.is_object())
+    for (const auto& [key, value] : j.items()) require_finite(value, pointer + "/" + key);
 }
 }  // namespace
 
@@ -54,7 +68,12 @@ std::string write_comm_calibration(const CommCalibration& c, const std::string& 
                     {"factor", f.factor}});
   }
   doc["fits"] = fits;
-  return doc.dump(1) + "\n";
+  require_finite(doc, "");
+  std::string text = doc.dump(1) + "\n";
+  // What --calibration will read back, checked by the same reader (ranges included) before the
+  // file is written: calibrate never writes a file topoplan then refuses.
+  (void)NcclTuning::parse(text, "calibrate output");
+  return text;
 }
 
 }  // namespace topoplan

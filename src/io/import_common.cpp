@@ -2,7 +2,10 @@
 #include "io/import_common.hpp"
 
 #include <cmath>
+#include <filesystem>
 
+#include "io/json_reader.hpp"
+#include "io/utf8.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
 
@@ -98,6 +101,23 @@ void connect_cpus(Topology& t, const std::vector<int>& cpus, const CpuChoice& cp
   for (std::size_t i = 0; i < cpus.size(); ++i)
     for (std::size_t j = i + 1; j < cpus.size(); ++j)
       add_catalog_link(t, cpus[i], cpus[j], cpu.link, 1, cpu.bw_GBps);
+}
+
+std::string imported_name(const std::string& given, const std::string& source) {
+  if (!given.empty()) {
+    if (!io::is_utf8(given))
+      throw FieldError("name", "'" + io::utf8_or_replaced(given) + "' is not UTF-8 text");
+    return given;
+  }
+  const std::string stem = std::filesystem::path(source).stem().string();
+  if (!io::is_utf8(stem))
+    throw FieldError("name", "not given, and the file name '" + io::utf8_or_replaced(stem) +
+                                 "' that would name the topology is not UTF-8 text");
+  return stem;
+}
+
+std::string imported_description(const std::string& kind, const std::string& source) {
+  return "imported from " + kind + " " + io::utf8_or_replaced(source);
 }
 
 }  // namespace topoplan::detail

@@ -45,6 +45,13 @@ int add_catalog_link(Topology& t, int a, int b, const std::string& type, int cou
 int add_server_device(Topology& t, DeviceType type, const std::string& id,
                       const std::string& model);
 
+// The imported topology's name: `given` (--name) or the stem of `source`. Either must be UTF-8
+// text (it is written into topology JSON, whose writer throws on other bytes): FieldError
+// "name" otherwise, so a file name that is not UTF-8 asks for --name.
+std::string imported_name(const std::string& given, const std::string& source);
+// "imported from KIND SOURCE", the path's bytes that are not UTF-8 shown as '?'.
+std::string imported_description(const std::string& kind, const std::string& source);
+
 // Connects every pair of CPU devices with the inter-socket link of `cpu`.
 void connect_cpus(Topology& t, const std::vector<int>& cpus, const CpuChoice& cpu);
 

@@ -1,4 +1,5 @@
 #include "io/json_reader.hpp"
+#include "io/utf8.hpp"
 
 #include "io/quantity_ranges.hpp"
 
@@ -66,29 +67,36 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& sourc
   }
 }
 
+namespace {
+// Length of the well-formed UTF-8 sequence at text[i], 0 if there is none (RFC 3629: no
+// overlong forms, no UTF-16 surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(const std::string& text, std::size_t i) {
+  const auto b = static_cast<unsigned char>(text[i]);
+  const std::size_t n = b < 0x80                   ? 1
+                        : (b >= 0xC2 && b <= 0xDF) ? 2
+                        : (b >= 0xE0 && b <= 0xEF) ? 3
+                        : (b >= 0xF0 && b <= 0xF4) ? 4
+                                                   : 0;
+  bool ok = n > 0 && i + n <= text.size();
+  for (std::size_t k = 1; ok && k < n; ++k)
+    ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+  if (ok && n == 3) {
+    const auto c1 = static_cast<unsigned char>(text[i + 1]);
+    ok = !(b == 0xE0 && c1 < 0xA0) && !(b == 0xED && c1 >= 0xA0);
+  }
+  if (ok && n == 4) {
+    const auto c1 = static_cast<unsigned char>(text[i + 1]);
+    ok = !(b == 0xF0 && c1 < 0x90) && !(b == 0xF4 && c1 >= 0x90);
+  }
+  return ok ? n : 0;
+}
+}  // namespace
+
 std::string utf8_or_replaced(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    // Sequence length from the lead byte (RFC 3629: no overlong C0/C1, nothing past F4).
-    const std::size_t n = b < 0x80                   ? 1
-                          : (b >= 0xC2 && b <= 0xDF) ? 2
-                          : (b >= 0xE0 && b <= 0xEF) ? 3
-                          : (b >= 0xF0 && b <= 0xF4) ? 4
-                                                     : 0;
-    bool ok = n > 0 && i + n <= text.size();
-    for (std::size_t k = 1; ok && k < n; ++k)
-      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-    if (ok && n == 3) {  // no overlong forms, no UTF-16 surrogates
-      const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      ok = !(b == 0xE0 && c1 < 0xA0) && !(b == 0xED && c1 >= 0xA0);
-    }
-    if (ok && n == 4) {  // no overlong forms, nothing above U+10FFFF
-      const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      ok = !(b == 0xF0 && c1 < 0x90) && !(b == 0xF4 && c1 >= 0x90);
-    }
-    if (ok) {
+    if (const std::size_t n = utf8_sequence(text, i)) {
       out.append(text, i, n);
       i += n;
     } else {
@@ -97,6 +105,15 @@ std::string utf8_or_replaced(const std::string& text) {
     }
   }
   return out;
+}
+
+bool is_utf8(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_sequence(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
 }
 
 std::string pointer_token(const std::string& key) {
@@ -189,26 +206,13 @@ double JsonReader::number_at_most(const std::string& key, double min, double max
   return x;
 }
 
-namespace {
-// A range bound as typed in docs/limits.md: whole numbers without ".0", others as JSON.
-std::string bound_text(double x) {
-  if (x == std::floor(x) && std::fabs(x) < 1e15) return std::to_string(static_cast<long long>(x));
-  return nlohmann::json(x).dump();
-}
-}  // namespace
-
 double JsonReader::quantity(const std::string& key, const QuantityRange& range,
                             bool zero_ok) const {
   if (zero_ok && !has(key)) return 0;
   const auto& v = at(key);
   if (!v.is_number()) fail(pointer_to(key), "expected a number, got " + v.dump());
   const double x = v.get<double>();
-  if (zero_ok && x == 0) return 0;
-  if (!std::isfinite(x) || x < range.min || x > range.max)
-    fail(pointer_to(key), std::string("must be ") + (zero_ok ? "0 or " : "") +
-                              bound_text(range.min) + " to " + bound_text(range.max) +
-                              (*range.unit ? std::string(" ") + range.unit : std::string()) +
-                              " (docs/limits.md), got " + v.dump());
+  if (const std::string p = out_of_range(x, range, zero_ok); !p.empty()) fail(pointer_to(key), p);
   return x;
 }
 

@@ -11,7 +11,9 @@
 #include <sstream>
 
 #include "io/json_reader.hpp"
+#include "io/quantity_ranges.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/nccl_tests.hpp"
 
 namespace topoplan {
@@ -56,6 +58,31 @@ std::optional<CollOp> op_of_program(std::string name) {
   }
 }
 
+// Why a measured half is implausible ("" when it is not): size 0 or 1e300 made `calibrate`
+// write "ll_factor": null, a negative size was priced as a collective.
+std::string problem_of(const CollectiveMeasurement& m) {
+  namespace rg = io::ranges;
+  auto check = [](double x, const io::QuantityRange& r, const char* what) {
+    const std::string p = io::out_of_range(x, r);
+    return p.empty() ? p : what + (" " + p);
+  };
+  const char* half = m.in_place ? "in-place " : "out-of-place ";
+  for (std::string p : {check(m.size_bytes, rg::kMeasuredBytes, "size"),
+                        check(m.time_us, rg::kCollectiveTime_us, "time"),
+                        check(m.algbw_GBps, rg::kMeasuredGBps, "algbw"),
+                        check(m.busbw_GBps, rg::kMeasuredGBps, "busbw")})
+    if (!p.empty()) return p.rfind("size", 0) == 0 ? p : half + p;
+  return "";
+}
+
+// Keeps a measured half; a half the test did not run (time 0) is skipped, an implausible one
+// refused at `where` (the text line or the JSON result).
+void keep(NcclTestsLog& log, const CollectiveMeasurement& m, const std::string& where) {
+  if (m.time_us == 0) return;
+  if (const std::string p = problem_of(m); !p.empty()) throw InputError(log.source, where, p);
+  log.rows.push_back(m);
+}
+
 void add_half(NcclTestsLog& log, const std::vector<std::string>& w, std::size_t at, bool in_place,
               int line) {
   CollectiveMeasurement m;
@@ -69,14 +96,22 @@ void add_half(NcclTestsLog& log, const std::vector<std::string>& w, std::size_t 
   m.line = line;
   // A half the test did not run prints blanks or N/A: keep only complete numbers.
   if (at + 2 < w.size() && number(w[at], m.time_us) && number(w[at + 1], m.algbw_GBps) &&
-      number(w[at + 2], m.busbw_GBps) && m.time_us > 0)
-    log.rows.push_back(m);
+      number(w[at + 2], m.busbw_GBps))
+    keep(log, m, "line " + std::to_string(line));
+}
+
+// More result rows than limits::kMaxNcclTestsRows: each is priced by the collective model.
+[[noreturn]] void too_many_rows(const NcclTestsLog& log, const std::string& where) {
+  throw InputError(log.source, where,
+                   "more than " + std::to_string(limits::kMaxNcclTestsRows) +
+                       " result rows (docs/limits.md); split the log");
 }
 
 void parse_text(const std::string& text, NcclTestsLog& log, int& threads_x_gpus) {
   std::istringstream in(text);
   std::string line;
   std::set<std::string> hosts;
+  std::size_t result_rows = 0;
   for (int n = 1; std::getline(in, line); ++n) {
     const std::vector<std::string> w = words(line);
     if (w.empty()) continue;
@@ -108,6 +143,7 @@ void parse_text(const std::string& text, NcclTestsLog& log, int& threads_x_gpus)
                        "result row has " + std::to_string(w.size()) +
                            " columns; expected 13 (size count type redop root, then time algbw "
                            "busbw #wrong out-of-place and in-place) or 21 (with -I 1)");
+    if (++result_rows > limits::kMaxNcclTestsRows) too_many_rows(log, "line " + std::to_string(n));
     const std::size_t half = w.size() == 13 ? 4 : 8;
     add_half(log, w, 5, false, n);
     add_half(log, w, 5 + half, true, n);
@@ -163,7 +199,7 @@ void read_result(const io::JsonReader& r, int index, NcclTestsLog& log) {
     m.time_us = required_number(h, h.has("time") ? "time" : "cpu_time");
     m.algbw_GBps = required_number(h, "alg_bw");
     m.busbw_GBps = required_number(h, "bus_bw");
-    if (m.time_us > 0) log.rows.push_back(m);
+    keep(log, m, r.pointer());
   }
 }
 
@@ -174,6 +210,7 @@ void parse_json(const std::string& text, NcclTestsLog& log, int& threads_x_gpus)
   if (!top.has("results") || !top.at("results").is_array())
     throw InputError(log.source, "/results", "missing the \"results\" list");
   const nlohmann::json& results = top.at("results");
+  if (results.size() > limits::kMaxNcclTestsRows) too_many_rows(log, "/results");
   for (std::size_t i = 0; i < results.size(); ++i)
     read_result(io::JsonReader::object_at(results[i], log.source, "/results/" + std::to_string(i)),
                 static_cast<int>(i), log);

@@ -376,8 +376,8 @@ ImportedTopology Importer::run(const XmlElement& root) {
       note(c, "<" + c.name + "> inside <system> ignored");
   }
   Topology t;
-  t.name = opt_.name.empty() ? std::filesystem::path(source_).stem().string() : opt_.name;
-  t.description = "imported from NCCL topology XML " + source_;
+  t.name = detail::imported_name(opt_.name, source_);
+  t.description = detail::imported_description("NCCL topology XML", source_);
   auto by_order = [&](DeviceType type) {
     std::vector<int> ids;
     for (std::size_t i = 0; i < recs_.size(); ++i)

@@ -337,8 +337,8 @@ ImportedTopology Builder::run() {
          "more than " + std::to_string(limits::kMaxImportCpus) +
              " NUMA nodes (CPUs) in one server: every pair would be linked");
   }
-  t_.name = opt_.name.empty() ? std::filesystem::path(source_).stem().string() : opt_.name;
-  t_.description = "imported from nvidia-smi topo -m " + source_;
+  t_.name = detail::imported_name(opt_.name, source_);
+  t_.description = detail::imported_description("nvidia-smi topo -m", source_);
   for (const auto& [nic, name] : m_.legend)
     t_.description += (nic == m_.legend.begin()->first ? "; " : ", ") + nic + " = " + name;
   dev_.assign(n_, -1);

@@ -44,6 +44,18 @@ void require_context(double context) {
   if (!(context >= 0)) throw FieldError("context", "must not be negative");
 }
 
+void require_context_within(double context, const ModelSpec& m) {
+  require_context(context);
+  // A context past the model's own gave KV caches of positions the model cannot attend to, and
+  // at 1e15 tokens numbers no memory holds.
+  if (m.max_context > 0 && context > m.max_context) {
+    char tokens[32];
+    std::snprintf(tokens, sizeof tokens, "%.15g", context);
+    throw FieldError("context", std::string(tokens) + " tokens exceed the context of " + m.name +
+                                    " (" + std::to_string(m.max_context) + " tokens, max_context)");
+  }
+}
+
 void require_limit_ms(double ms, const char* field) {
   if (!std::isfinite(ms)) throw FieldError(field, "must be a finite number of ms (0: no limit)");
   if (ms < 0) throw FieldError(field, "must not be negative");

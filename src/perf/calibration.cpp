@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "io/json_reader.hpp"
+#include "io/quantity_ranges.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/perf.hpp"
@@ -13,9 +14,13 @@ namespace {
 
 constexpr const char* kReferenceFile = "topologies/calibration/h200-sxm.json";
 
-// {"x": [...], "fraction": [...]} with x in `x_key` units; stored as log(x / peak_per_us).
+namespace rg = io::ranges;
+
+// {"x": [...], "fraction": [...]} with x in `x_key` units (bytes or FLOP, within `x_range`);
+// stored as log(x / peak_per_us).
 LogCurve parse_curve(const io::JsonReader& f, const std::string& key, const std::string& x_key,
                      double per_us, bool required) {
+  const io::QuantityRange& x_range = x_key == "bytes" ? rg::kMeasuredBytes : rg::kMeasuredFlops;
   LogCurve c;
   if (!f.has(key)) {
     if (required) throw InputError(f.source(), f.pointer() + "/" + key, "missing efficiency curve");
@@ -33,7 +38,8 @@ LogCurve parse_curve(const io::JsonReader& f, const std::string& key, const std:
     if (!xs[i].is_number() || !ys[i].is_number())
       throw InputError(f.source(), at, "curve entries must be numbers");
     const double x = xs[i].get<double>(), y = ys[i].get<double>();
-    if (!(x > 0)) throw InputError(f.source(), at, "must be > 0");
+    if (const std::string p = io::out_of_range(x, x_range); !p.empty())
+      throw InputError(f.source(), at, p);
     if (!(y > 0 && y <= 1.0))
       throw InputError(f.source(), cf.pointer() + "/fraction/" + std::to_string(i),
                        "a fraction of peak must be in (0, 1]");
@@ -56,14 +62,20 @@ Calibration parse_calibration(const std::string& json_text, const std::string& s
   c.source = f.str("source");
   const io::JsonReader peaks =
       io::JsonReader::object_at(f.at("reference_peaks"), source, "/reference_peaks");
-  c.ref_hbm_GBps = peaks.number("hbm_GBps", 0, true);
-  c.ref_bf16_TFLOPS = peaks.number("bf16_TFLOPS", 0, true);
-  c.ref_fp8_TFLOPS = peaks.number("fp8_TFLOPS", 0, true);
-  c.floor_us = f.number("floor_us", 0, true);
-  c.eager_launch_us = f.has("eager_launch_us") ? f.number("eager_launch_us", 0, true) : 0;
-  c.graph_gap_us = f.has("graph_gap_us") ? f.number("graph_gap_us", 0, true) : 0;
-  c.small_kernel_us = f.has("small_kernel_us") ? f.number("small_kernel_us", 0, true) : 0;
-  c.tile_m = f.has("tile_m") ? f.number("tile_m", 1, true) : 8;
+  // Every constant within its plausible range (io/quantity_ranges.hpp): a floor of 1e300 µs
+  // printed 300-digit step times.
+  c.ref_hbm_GBps = peaks.quantity("hbm_GBps", rg::kGpuHbmGBps);
+  c.ref_bf16_TFLOPS = peaks.quantity("bf16_TFLOPS", rg::kGpuTFLOPS);
+  c.ref_fp8_TFLOPS = peaks.quantity("fp8_TFLOPS", rg::kGpuTFLOPS);
+  c.floor_us = f.quantity("floor_us", rg::kKernelTime_us);
+  // Optional overheads: absent is 0 (not measured); a given one is a kernel time.
+  auto overhead = [&f](const char* key) {
+    return f.has(key) ? f.quantity(key, rg::kKernelTime_us) : 0.0;
+  };
+  c.eager_launch_us = overhead("eager_launch_us");
+  c.graph_gap_us = overhead("graph_gap_us");
+  c.small_kernel_us = overhead("small_kernel_us");
+  c.tile_m = f.has("tile_m") ? f.quantity("tile_m", rg::kMatrixDim) : 8;
   const double bytes_per_us = c.ref_hbm_GBps * 1e3;
   c.hbm_gemm = parse_curve(f, "hbm_gemm", "bytes", bytes_per_us, true);
   c.hbm_gemm_fp8 = parse_curve(f, "hbm_gemm_fp8", "bytes", bytes_per_us, false);
@@ -76,7 +88,7 @@ Calibration parse_calibration(const std::string& json_text, const std::string& s
     c.attn_prefill = parse_curve(f, "attn_prefill", "flops", c.ref_bf16_TFLOPS * 1e6, true);
     const io::JsonReader a =
         io::JsonReader::object_at(f.at("attn_prefill"), source, "/attn_prefill");
-    c.attn_prefill_k_half = a.number("k_half", 0, true);
+    c.attn_prefill_k_half = a.quantity("k_half", rg::kKHalf);
   }
   if (f.has("fp8_block_triton")) {
     const io::JsonReader b =
@@ -86,15 +98,15 @@ Calibration parse_calibration(const std::string& json_text, const std::string& s
   if (f.has("deepgemm_k_loop")) {
     const io::JsonReader d =
         io::JsonReader::object_at(f.at("deepgemm_k_loop"), source, "/deepgemm_k_loop");
-    c.deepgemm_fixed_us = d.number("fixed_us", 0, true);
-    c.deepgemm_per_k_block_us = d.number("per_k_block_us", 0, true);
+    c.deepgemm_fixed_us = d.quantity("fixed_us", rg::kKernelTime_us);
+    c.deepgemm_per_k_block_us = d.quantity("per_k_block_us", rg::kKernelTime_us);
   }
   if (f.has("gemm_k_shape")) {
     const io::JsonReader k =
         io::JsonReader::object_at(f.at("gemm_k_shape"), source, "/gemm_k_shape");
-    c.k_ref = k.number("k_ref", 1, true);
-    c.k_half_bf16 = k.number("k_half_bf16", 0, true);
-    c.k_half_fp8 = k.number("k_half_fp8", 0, true);
+    c.k_ref = k.quantity("k_ref", rg::kMatrixDim);
+    c.k_half_bf16 = k.quantity("k_half_bf16", rg::kKHalf);
+    c.k_half_fp8 = k.quantity("k_half_fp8", rg::kKHalf);
   }
   return c;
 }

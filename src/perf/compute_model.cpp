@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/quantity_ranges.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/perf.hpp"
 
@@ -109,8 +110,8 @@ ComputeModel ComputeModel::with_fp8_block_gemm(Fp8BlockGemm g) const {
 }
 
 ComputeModel ComputeModel::with_memory_bandwidth(double GBps) const {
-  if (!(GBps > 0) || !std::isfinite(GBps))
-    throw FieldError("hbm_GBps", "memory bandwidth must be > 0 GB/s");
+  // A GPU's range (--mem-bw): 1e-300 GB/s printed 300-digit times, 1e300 a zero-time roofline.
+  io::require_in_range(GBps, io::ranges::kGpuHbmGBps, "hbm_GBps");
   ComputeModel cm = *this;
   cm.hbm_GBps_ = GBps;
   cm.bw_override_ = true;

@@ -1,5 +1,6 @@
 // topoplan-probe result files (include/topoplan/probe.hpp).
 #include "io/json_reader.hpp"
+#include "io/quantity_ranges.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/probe.hpp"
 
@@ -33,8 +34,10 @@ std::vector<ProbeHostLink> host_links_of(const nlohmann::json& j, const std::str
   for (std::size_t i = 0; i < alone.size(); ++i) {
     const auto f =
         io::JsonReader::object_at(alone[i], source, "/host_links/alone/" + std::to_string(i));
-    out.push_back({f.integer("gpu", 0), f.number("h2d_GBps", 0, true),
-                   f.number("d2h_GBps", 0, true), f.number("bidirectional_GBps", 0, false)});
+    namespace rg = io::ranges;
+    out.push_back({f.integer("gpu", 0), f.quantity("h2d_GBps", rg::kLinkGBps),
+                   f.quantity("d2h_GBps", rg::kLinkGBps),
+                   f.quantity("bidirectional_GBps", rg::kLinkGBps, true)});
   }
   return out;
 }

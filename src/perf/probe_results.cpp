@@ -1,6 +1,7 @@
 // Reads probe output (tools/measure/probe_compute.py, probe_mla.py and the C++ topoplan-probe share
 // the point format) into (kernel, measured time) pairs.
 #include "io/json_reader.hpp"
+#include "io/quantity_ranges.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/perf.hpp"
 
@@ -38,23 +39,32 @@ std::vector<MeasuredKernel> parse_probe_results(const std::string& json_text,
     mk.op = op;
     mk.kernel.name = op;
     mk.kernel.kind = kind_of(op);
-    mk.kernel.math_dtype = parse_dtype(f.str("dtype"));
+    try {
+      mk.kernel.math_dtype = parse_dtype(f.str("dtype"));
+    } catch (const UnknownNameError& e) {  // "unknown dtype 'x'; known: ...", at its pointer
+      throw InputError(source, f.pointer_to("dtype"), e.what());
+    }
     mk.variant = f.str_or("variant", f.str("dtype"));
     // "fp8_block", "fp8_block_triton", "fp8_block_deepgemm": 128x128 weight scales.
     mk.kernel.block_scaled = mk.variant.rfind("fp8_block", 0) == 0;
     mk.label = f.str_or("label", "");
-    mk.kernel.bytes = f.number("bytes", 0, true);
-    mk.kernel.flops = f.number("flops", 0, false);
+    // Sizes and times within their plausible ranges (docs/limits.md): bytes of 1e300 or a time
+    // of 5e-324 µs gave errors of 1e301 in `validate --probe`.
+    namespace rg = io::ranges;
+    mk.kernel.bytes = f.quantity("bytes", rg::kMeasuredBytes);
+    mk.kernel.flops = f.quantity("flops", rg::kMeasuredFlops, true);
     if (mk.kernel.kind == KernelKind::Gemm || mk.kernel.kind == KernelKind::GroupedGemm) {
-      mk.kernel.m = f.number("m", 1, true);
-      mk.kernel.n = f.number("n", 1, true);
-      mk.kernel.k = f.number("k", 1, true);
+      mk.kernel.m = f.quantity("m", rg::kMatrixDim);
+      mk.kernel.n = f.quantity("n", rg::kMatrixDim);
+      mk.kernel.k = f.quantity("k", rg::kMatrixDim);
       // m, n, k are per group; flops and bytes cover every group (tools/probe/src/gemm.cu).
-      if (mk.kernel.kind == KernelKind::GroupedGemm) mk.kernel.groups = f.number("groups", 1, true);
+      if (mk.kernel.kind == KernelKind::GroupedGemm)
+        mk.kernel.groups = f.quantity("groups", rg::kMatrixDim);
     }
     if (mk.kernel.kind == KernelKind::Attention)
-      mk.kernel.kv_bytes = f.has("kv_bytes") ? f.number("kv_bytes", 0, true) : mk.kernel.bytes;
-    mk.measured_us = f.number("median_us", 0, true);
+      mk.kernel.kv_bytes =
+          f.has("kv_bytes") ? f.quantity("kv_bytes", rg::kMeasuredBytes) : mk.kernel.bytes;
+    mk.measured_us = f.quantity("median_us", rg::kKernelTime_us);
     out.push_back(std::move(mk));
   }
   return out;

@@ -51,7 +51,7 @@ void add_kernels(RooflineResult& r, std::map<std::string, KernelGroup>& groups,
 
 void validate_roofline(const ModelSpec& m, const Workload& w, const Shard& s) {
   require_batch(w.batch);
-  require_context(w.context);
+  require_context_within(w.context, m);
   if (s.tp < 1 || m.heads % s.tp != 0)
     throw FieldError("tp", std::to_string(s.tp) + " does not divide the " +
                                std::to_string(m.heads) + " attention heads of " + m.name);

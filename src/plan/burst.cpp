@@ -16,12 +16,22 @@ BurstResult burst_schedule(double requests, double prompt, double output, double
   r.requests = requests, r.prompt = prompt, r.output = output;
   r.concurrency = std::max(1.0, std::floor(concurrency));
   double t_us = 0, ttft_sum_us = 0, tpot_sum_us = 0, prefill_sum_us = 0, decode_sum_us = 0;
+  // Every wave but the last admits `concurrency` requests: it is priced once, not once per
+  // wave (each price is a planner evaluation; a burst has up to 10^5 waves).
+  BurstWave full;
+  full.requests = r.concurrency;
+  full.prefill_us = -1;
   for (double left = requests; left > 0; left -= r.concurrency) {
     BurstWave w;
     w.requests = std::min(left, r.concurrency);
     w.start_us = t_us;
-    w.prefill_us = prefill_us(w.requests);
-    w.decode_step_us = step_us(w.requests);
+    if (w.requests == full.requests && full.prefill_us < 0) {
+      full.prefill_us = prefill_us(full.requests);
+      full.decode_step_us = step_us(full.requests);
+    }
+    const bool is_full = w.requests == full.requests;
+    w.prefill_us = is_full ? full.prefill_us : prefill_us(w.requests);
+    w.decode_step_us = is_full ? full.decode_step_us : step_us(w.requests);
     w.decode_us = decode_steps * w.decode_step_us;
     const double n = w.requests;
     // Σ_q (start + F·q/n) over q = 1..n = n·start + F·(n + 1)/2.

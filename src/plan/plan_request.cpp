@@ -6,6 +6,7 @@
 #include <string>
 
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/plan.hpp"
 
 namespace topoplan {
@@ -130,7 +131,9 @@ void validate_workload(const PlanRequest& r) {
   const std::string name(to_string(r.workload));
   need(r.mode == PlanMode::Serve, "workload", name + " is a serve workload (mode serve)");
   if (r.workload == PlanWorkload::Burst) {
-    need(whole_count(r.requests), "requests", "must be a whole number of requests, at least 1");
+    // Bounded (limits::kMaxBurstRequests): 10^15 requests never ended, one wave at a time.
+    need(whole_count(r.requests) && r.requests <= limits::kMaxBurstRequests, "requests",
+         "must be a whole number of requests, 1 to 100000 (docs/limits.md)");
     return;
   }
   need(whole_count(r.concurrency), "concurrency",

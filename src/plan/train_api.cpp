@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "io/quantity_ranges.hpp"
 #include "plan/train_impl.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
@@ -83,15 +84,16 @@ void TrainRequest::validate(const ModelSpec& m) const {
   };
   require_tokens(seq, "seq");  // finite, 1 to 2^53 (the shared rule of every workload)
   if (seq != std::floor(seq)) throw FieldError("seq", "must be a positive integer");
-  if (global_batch < 1) throw FieldError("global_batch", "must be at least 1");
+  // Ranges (docs/limits.md): 2^30 sequences overflowed the micro-batch search (SIGFPE), and
+  // 1e300 tokens to train on printed a 300-digit day count.
+  io::require_in_range(global_batch, io::ranges::kGlobalBatch, "global_batch");
   positive(tp, "tp"), positive(pp, "pp"), positive(vp, "vp"), positive(dp, "dp");
   positive(cp, "cp"), positive(ep, "ep"), positive(micro_batch, "micro_batch");
   if (zero && (*zero < 0 || *zero > 3)) throw FieldError("zero", "expected 0, 1, 2 or 3");
   if (ep && *ep > 1 && !m.is_moe())
     throw FieldError("ep", m.name + " is dense: expert parallelism needs an MoE model");
   if (vp && *vp > 1 && pp && *pp == 1) throw FieldError("vp", "interleaving needs {pp} > 1");
-  if (!(train_tokens >= 0) || !std::isfinite(train_tokens))
-    throw FieldError("train_tokens", "must be a finite number >= 0");
+  io::require_in_range(train_tokens, io::ranges::kTrainTokens, "train_tokens", true);
   if (top < 1) throw FieldError("top", "must be at least 1");
   if (!(reserve_bytes >= 0) || !std::isfinite(reserve_bytes))
     throw FieldError("reserve_bytes", "must be a finite number >= 0");

@@ -35,6 +35,14 @@ std::string divisibility_problem(const ModelSpec& m, const TrainStrategy& s,
   return "";
 }
 
+// Micro-batch sizes 1, 2, 4, ... up to `max_b`, doubled in 64 bits: `b *= 2` in int wrapped past
+// 2^30 to 0 (a global batch of 2^30 ended in a division by zero, SIGFPE).
+std::vector<int> powers_of_two_up_to(int max_b) {
+  std::vector<int> out;
+  for (long long b = 1; b <= max_b; b *= 2) out.push_back(static_cast<int>(b));
+  return out;
+}
+
 struct Ranked {
   std::vector<TrainPlan> best;  // sorted by step time
   int k;
@@ -81,7 +89,7 @@ void enumerate(const Evaluator& e, F&& visit) {
         for (int vp : vps) {
           if (vp > 1 && pp == 1) continue;
           if (q.dualpipe && (vp > 1 || pp % 2 != 0)) continue;
-          for (int b = 1; b <= q.global_batch / dp; b *= 2) {
+          for (int b : powers_of_two_up_to(q.global_batch / dp)) {
             if (pinned_out(q.micro_batch, b)) continue;
             for (auto [ep, etp] : eps)
               for (bool sp : {true, false}) {

@@ -2,6 +2,7 @@
 // GPU-hours, marks the winner of each column and says why the overall winner wins.
 #include <cmath>
 
+#include "io/cluster_errors.hpp"
 #include "report/compare.hpp"
 #include "report/compare_costs.hpp"
 #include "report/table.hpp"
@@ -42,7 +43,13 @@ DesignResult run_design(const ModelSpec& model, const DesignSpec& spec, const Pl
                         std::optional<double> price) {
   DesignResult d;
   d.spec = spec;
-  d.topology = load_topology(spec.topology, spec.cluster);
+  try {
+    d.topology = load_topology(spec.topology, spec.cluster);
+  } catch (const InputError& e) {
+    const std::string key = detail::design_key_of_flag(e.source());
+    if (key.empty()) throw;
+    throw FieldError("designs", spec.text + ": " + key + "=: " + e.detail());
+  }
   const std::vector<Diagnostic> problems = d.topology.validate();
   if (!problems.empty())
     throw InputError(spec.topology, problems.front().location, problems.front().message);

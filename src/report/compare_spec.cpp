@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "io/json_reader.hpp"
+#include "io/utf8.hpp"
 #include "report/compare_costs.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -88,6 +89,10 @@ const CostCatalog& costs() {
 }  // namespace
 
 DesignSpec parse_design(const std::string& text) {
+  // A design's text names it in every table and JSON answer (name= or the topology): bytes that
+  // are not UTF-8 made the JSON writer throw, an internal error.
+  if (!io::is_utf8(text))
+    throw FieldError("designs", io::utf8_or_replaced(text) + ": not UTF-8 text");
   DesignSpec d;
   d.text = text;
   std::size_t start = 0;

@@ -36,36 +36,57 @@ struct PlanView {
   std::vector<Rank> ranks;
 };
 
-double number(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0;
+using io::JsonReader;
+
+// A figure of the plan for the caption: absent or null is 0, anything else a number >= 0.
+double figure(const JsonReader& r, const char* key) {
+  return r.number(key, 0, false);
 }
 
-int integer(const json& j, const char* key, const std::string& where, const std::string& source) {
-  if (!j.contains(key) || !j[key].is_number_integer())
-    throw InputError(source, where + "/" + key, "expected an integer");
-  return j[key].get<int>();
+// A parallel degree of the strategy: 1 to the topology's GPU count.
+int degree(const JsonReader& s, const char* key, int gpus) {
+  const int d = s.integer(key, 1);
+  if (d > gpus)
+    s.fail(s.pointer_to(key), "must be at most " + std::to_string(gpus) +
+                                  " (the GPUs of the topology), got " + std::to_string(d));
+  return d;
 }
 
-PlanView read_view(const Topology& t, const json& plan, const std::string& source) {
+// A rank index: 0 to `count` - 1 (`count` = the strategy's degree named `of`). A rank out of
+// range indexed past the group tables (SIGSEGV).
+int rank_index(const JsonReader& r, const char* key, int count, const char* of) {
+  const int i = r.integer(key, 0);
+  if (i >= count)
+    r.fail(r.pointer_to(key), "must be below " + std::to_string(count) + " (the strategy's " + of +
+                                  "), got " + std::to_string(i));
+  return i;
+}
+
+PlanView read_view(const Topology& t, const JsonReader& plan) {
   PlanView v;
-  const json& s = plan.at("strategy");
-  v.tp = integer(s, "tp", "/plans/0/strategy", source);
-  v.pp = integer(s, "pp", "/plans/0/strategy", source);
-  v.dp = integer(s, "dp", "/plans/0/strategy", source);
-  v.ep = integer(s, "ep", "/plans/0/strategy", source);
-  if (!plan.contains("placement") || !plan["placement"].is_array() || plan["placement"].empty())
-    throw InputError(source, "/plans/0/placement", "the best plan has no placement");
-  std::size_t i = 0;
-  for (const json& r : plan["placement"]) {
-    const std::string where = "/plans/0/placement/" + std::to_string(i++);
-    const std::string id = r.value("device", "");
+  const JsonReader s = plan.object("strategy");
+  const int gpus = static_cast<int>(t.gpus().size());
+  v.tp = degree(s, "tp", gpus);
+  v.pp = degree(s, "pp", gpus);
+  v.dp = degree(s, "dp", gpus);
+  v.ep = degree(s, "ep", gpus);
+  if (static_cast<long long>(v.tp) * v.pp * v.dp > gpus)
+    s.fail(s.pointer(),
+           "tp x pp x dp = " + std::to_string(static_cast<long long>(v.tp) * v.pp * v.dp) +
+               " is more than the " + std::to_string(gpus) + " GPUs of topology '" + t.name + "'");
+  const json& placement = plan.at("placement");
+  if (!placement.is_array() || placement.empty())
+    plan.fail(plan.pointer_to("placement"), "the best plan has no placement");
+  for (std::size_t i = 0; i < placement.size(); ++i) {
+    const JsonReader r = JsonReader::object_at(
+        placement[i], plan.source(), plan.pointer_to("placement") + "/" + std::to_string(i));
+    const std::string id = r.str("device");
     const auto dev = t.find(id);
-    if (!dev)
-      throw InputError(source, where + "/device",
-                       "device '" + id + "' is not in topology '" + t.name +
-                           "' (render the topology the plan was made for)");
-    v.ranks.push_back({*dev, integer(r, "tp_rank", where, source),
-                       integer(r, "pp_rank", where, source), integer(r, "dp_rank", where, source)});
+    if (!dev || t.device(*dev).type != DeviceType::Gpu)
+      r.fail(r.pointer_to("device"), "no GPU '" + id + "' in topology '" + t.name +
+                                         "' (render the topology the plan was made for)");
+    v.ranks.push_back({*dev, rank_index(r, "tp_rank", v.tp, "tp"),
+                       rank_index(r, "pp_rank", v.pp, "pp"), rank_index(r, "dp_rank", v.dp, "dp")});
   }
   return v;
 }
@@ -137,22 +158,28 @@ const char* term_of(const std::string& kind) {
   return "dp_gather_us";
 }
 
-void add_highlights(const Topology& t, const PlanView& v, const json& plan, Overlay& o) {
-  if (!plan.contains("groups") || !plan["groups"].is_array()) return;
+void add_highlights(const Topology& t, const PlanView& v, const JsonReader& plan, Overlay& o) {
+  if (!plan.has("groups")) return;
+  const json& groups = plan.at("groups");
+  if (!groups.is_array()) plan.fail(plan.pointer_to("groups"), "expected an array");
+  const JsonReader decode = plan.object("breakdown").object("decode");
+  const double total_us = figure(decode, "total_us");
   Router router(t);
-  const json& decode = plan["breakdown"]["decode"];
-  const double total_us = number(decode, "total_us");
   std::map<int, std::string> labels;
-  for (const json& g : plan["groups"]) {
-    const std::string kind = g.value("kind", "");
-    if (g.value("size", 0) <= 1) continue;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const JsonReader g = JsonReader::object_at(groups[i], plan.source(),
+                                               plan.pointer_to("groups") + "/" + std::to_string(i));
+    const std::string kind = g.str("kind");
+    if (kind != "tp" && kind != "ep" && kind != "pp" && kind != "dp")
+      g.fail(g.pointer_to("kind"), "expected tp, ep, pp or dp, got '" + kind + "'");
+    if (g.integer_or("size", 0) <= 1) continue;
     const int link = bottleneck_link(router, first_group(v, kind), kind == "ep");
     if (link < 0) continue;
-    const double us = number(decode, term_of(kind));
+    const double us = figure(decode, term_of(kind));
     std::string text = kind;
     for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    text += " bottleneck: " + g.value("bottleneck_link", t.link(link).type) + ", " +
-            fmt("%g", number(g, "bottleneck_GBps")) + " GB/s";
+    text += " bottleneck: " + g.str_or("bottleneck_link", t.link(link).type) + ", " +
+            fmt("%g", figure(g, "bottleneck_GBps")) + " GB/s";
     if (total_us > 0)
       text += ", " + fmt("%.3g", us / 1e3) + " ms/step (" + fmt("%.0f", 100 * us / total_us) + "%)";
     std::string& l = labels[link];
@@ -161,18 +188,18 @@ void add_highlights(const Topology& t, const PlanView& v, const json& plan, Over
   for (const auto& [link, text] : labels) o.highlights.push_back({link, text});
 }
 
-std::string caption_of(const json& doc, const json& plan) {
-  const json& r = doc.value("request", json::object());
-  std::string c = "plan: " + r.value("model", std::string("?")) + ", ";
-  const json& s = plan["strategy"];
-  c += "tp" + std::to_string(s.value("tp", 1)) + " pp" + std::to_string(s.value("pp", 1)) + " dp" +
-       std::to_string(s.value("dp", 1)) + " ep" + std::to_string(s.value("ep", 1)) +
-       (s.value("attention_dp", false) ? " adp" : "");
-  c += " | TTFT " + fmt("%.1f", number(plan, "ttft_ms")) + " ms, TPOT " +
-       fmt("%.2f", number(plan, "tpot_ms")) + " ms, batch " + fmt("%.0f", number(plan, "batch")) +
-       ", " + fmt("%.0f", number(plan, "tokens_per_s")) + " tok/s (" +
-       fmt("%.1f", number(plan, "tokens_per_s_per_gpu")) + "/GPU, " +
-       fmt("%.1f", number(plan, "tokens_per_s_per_user")) + "/user)";
+std::string caption_of(const JsonReader& doc, const JsonReader& plan, const PlanView& v) {
+  const std::string model =
+      doc.has("request") ? doc.object("request").str_or("model", "?") : std::string("?");
+  std::string c = "plan: " + model + ", ";
+  c += "tp" + std::to_string(v.tp) + " pp" + std::to_string(v.pp) + " dp" + std::to_string(v.dp) +
+       " ep" + std::to_string(v.ep) +
+       (plan.object("strategy").boolean_or("attention_dp", false) ? " adp" : "");
+  c += " | TTFT " + fmt("%.1f", figure(plan, "ttft_ms")) + " ms, TPOT " +
+       fmt("%.2f", figure(plan, "tpot_ms")) + " ms, batch " + fmt("%.0f", figure(plan, "batch")) +
+       ", " + fmt("%.0f", figure(plan, "tokens_per_s")) + " tok/s (" +
+       fmt("%.1f", figure(plan, "tokens_per_s_per_gpu")) + "/GPU, " +
+       fmt("%.1f", figure(plan, "tokens_per_s_per_user")) + "/user)";
   return c;
 }
 
@@ -188,33 +215,33 @@ ColorBy parse_color_by(const std::string& text) {
 
 Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,
                                const std::string& source, ColorBy by) {
-  const json doc = io::parse_json_text(json_text, source);  // the one reader: line:column errors
-  if (!doc.contains("plans") || !doc["plans"].is_array() || doc["plans"].empty())
-    throw InputError(source, "/plans", "no plans (is this `topoplan plan --json` output?)");
-  const json& plan = doc["plans"][0];
-  if (!plan.value("fits", false))
-    throw InputError(source, "/plans/0/fits", "the best plan does not fit; nothing to draw");
+  // The one reader: line:column for syntax, the JSON pointer for every key the overlay uses
+  // (a plan file is input like any other: ranks, types and required keys are checked).
+  const json doc = io::parse_json_text(json_text, source);
+  const JsonReader top = JsonReader::object_at(doc, source, "");
+  if (!top.has("plans") || !top.at("plans").is_array() || top.at("plans").empty())
+    top.fail("/plans", "no plans (is this `topoplan plan --json` output?)");
+  const JsonReader plan = JsonReader::object_at(top.at("plans")[0], source, "/plans/0");
+  plan.at("fits");  // "missing field"
+  if (!plan.boolean_or("fits", false))
+    plan.fail("/plans/0/fits", "the best plan does not fit; nothing to draw");
   Overlay o;
-  try {
-    const PlanView v = read_view(t, plan, source);
-    int groups = 0;
-    for (const Rank& r : v.ranks) {
-      const int g = group_of(v, r, by);
-      groups = std::max(groups, g + 1);
-      o.fill[r.device] = kGroupColours[g % kColours];
-      o.tag[r.device] = "TP" + std::to_string(r.dp * v.pp + r.pp) + "." + std::to_string(r.tp) +
-                        (v.pp > 1 ? " PP" + std::to_string(r.pp) : "") +
-                        (v.dp > 1 ? " DP" + std::to_string(r.dp) : "");
-    }
-    for (int g = 0; g < std::min(groups, kColours); ++g)
-      o.fill_legend.emplace_back(kGroupColours[g],
-                                 std::string(group_name(by)) + " " + std::to_string(g) +
-                                     (groups > kColours ? " (and every 12th after it)" : ""));
-    add_highlights(t, v, plan, o);
-  } catch (const json::exception& e) {
-    throw InputError(source, "/plans/0", std::string("malformed plan: ") + e.what());
+  const PlanView v = read_view(t, plan);
+  int groups = 0;
+  for (const Rank& r : v.ranks) {
+    const int g = group_of(v, r, by);
+    groups = std::max(groups, g + 1);
+    o.fill[r.device] = kGroupColours[g % kColours];
+    o.tag[r.device] = "TP" + std::to_string(r.dp * v.pp + r.pp) + "." + std::to_string(r.tp) +
+                      (v.pp > 1 ? " PP" + std::to_string(r.pp) : "") +
+                      (v.dp > 1 ? " DP" + std::to_string(r.dp) : "");
   }
-  o.caption = caption_of(doc, plan);
+  for (int g = 0; g < std::min(groups, kColours); ++g)
+    o.fill_legend.emplace_back(kGroupColours[g],
+                               std::string(group_name(by)) + " " + std::to_string(g) +
+                                   (groups > kColours ? " (and every 12th after it)" : ""));
+  add_highlights(t, v, plan, o);
+  o.caption = caption_of(top, plan, v);
   return o;
 }
 

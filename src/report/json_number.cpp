@@ -13,7 +13,8 @@ constexpr int kMaxDigits = 15;  // DBL_DIG: every 15-digit decimal survives a ro
 }  // namespace
 
 double json_number(double x) {
-  if (x == 0 || !std::isfinite(x)) return x;
+  if (x == 0) return 0.0;  // -0.0 would be written "-0.0"
+  if (!std::isfinite(x)) return x;
   // Digits before the decimal point (1 for |x| < 10; <= 0 below 1, where 6 significant win).
   const int int_digits = static_cast<int>(std::floor(std::log10(std::fabs(x)))) + 1;
   const int digits = std::clamp(int_digits, kSignificantDigits, kMaxDigits);

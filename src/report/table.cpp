@@ -45,9 +45,18 @@ void Table::print(std::ostream& os, const std::string& indent) const {
 }
 
 std::string fmt(const char* format, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
+  auto print = [format](double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return std::string(buf);
+  };
+  // A negative value that prints as zero (-0.0, or -0.001 at "%.2f") prints as the zero it
+  // shows: "-0.00" read as a sign that means something.
+  if (std::signbit(value)) {
+    const std::string zero = print(0.0);
+    if (print(-value) == zero) return zero;
+  }
+  return print(value);
 }
 
 std::string count_text(double value) {

@@ -175,3 +175,41 @@ bad_input(concurrency_without_closed "--concurrency: needs --workload closed" pl
 bad_input(concurrency_with_burst "--concurrency: needs --workload closed" plan --workload burst --requests 5 --concurrency 8)
 bad_input(plan_nvls_banana "--nvls: expected .on. or .off., got .banana." plan --nvls banana)
 bad_input(plan_moe_comm_banana "unknown MoE communication .banana.; known: deepep, allgather" plan --moe-comm banana)
+# --- Ranges of flags and measurement files (issue 29, docs/limits.md "Physical quantities")
+bad_input(model_show_context_past_model "--context: 1000000 tokens exceed the context of llama-3-8b \\(8192 tokens, max_context\\)" ${M} llama-3-8b --context 1000000)
+bad_input(roofline_context_past_model "--context: 1e\\+15 tokens exceed the context of llama-3-8b \\(8192 tokens, max_context\\)" model roofline llama-3-8b --gpu H100-SXM --context 1e15)
+bad_input(roofline_mem_bw_denormal "--mem-bw: must be 1 to 1000000 GB/s \\(docs/limits.md\\), got 1e-300" model roofline llama-3-8b --gpu H100-SXM --mem-bw 1e-300GB/s)
+bad_input(roofline_mem_bw_huge "--mem-bw: must be 1 to 1000000 GB/s \\(docs/limits.md\\), got 1e\\+300" model roofline llama-3-8b --gpu H100-SXM --mem-bw 1e300GB/s)
+bad_input(train_tokens_1e300 "--train-tokens: must be 0 or 1 to 1e\\+16 tokens" plan --mode train --model llama-3-8b --topology hgx-h100-8 --train-tokens 1e300)
+bad_input(train_global_batch_2p30 "--global-batch: must be 1 to 16777216 sequences \\(docs/limits.md\\), got 1073741824" plan --mode train --model llama-3-8b --topology hgx-h100-8 --global-batch 1073741824)
+# nccl-tests rows and probe points within their ranges, refused at the line or pointer; a
+# calibration constant out of range, or null, refused where --calibration reads it.
+set(CAL calibrate --topology hgx-h100-8 -o cal_out.json --nccl-tests)
+bad_input(nccl_size_zero "nccl_size_zero.log: line 6: size must be 1 to 1125899906842624 B \\(docs/limits.md\\), got 0" ${CAL} nccl_size_zero.log)
+bad_input(nccl_size_1e300 "nccl_size_1e300.log: line 6: size must be 1 to 1125899906842624 B \\(docs/limits.md\\), got 1e\\+300" ${CAL} nccl_size_1e300.log)
+bad_input(nccl_size_negative "nccl_size_negative.log: line 6: size must be 1 to 1125899906842624 B \\(docs/limits.md\\), got -8" validate --topology hgx-h100-8 --nccl-tests nccl_size_negative.log)
+bad_input(nccl_time_1e300 "nccl_time_1e300.log: line 6: out-of-place time must be 0.001 to 1000000000 us \\(docs/limits.md\\), got 1e\\+300" ${CAL} nccl_time_1e300.log)
+bad_input(nccl_rows_16385 "nccl_rows_16385.log: line 16387: more than 16384 result rows \\(docs/limits.md\\)" ${CAL} ${_gen}/nccl_rows_16385.log)
+bad_input(probe_bytes_huge "probe_bytes_huge.json: /points/0/bytes: must be 1 to 1125899906842624 B \\(docs/limits.md\\), got 1e\\+300" validate --probe probe_bytes_huge.json --gpu H100-SXM)
+bad_input(probe_time_denormal "probe_time_denormal.json: /points/0/median_us: must be 0.001 to 10000000 us \\(docs/limits.md\\), got 5e-324" validate --probe probe_time_denormal.json --gpu H100-SXM)
+bad_input(probe_unknown_dtype "probe_unknown_dtype.json: /points/0/dtype: unknown dtype 'bf17'" validate --probe probe_unknown_dtype.json --gpu H100-SXM)
+bad_input(calibration_latency_1e300 "calibration_latency_1e300.json: /base_latency_us/tree/0: must be 0 to 1000000 us \\(docs/limits.md\\), got 1e\\+300" ${C} hgx-h100-8 --calibration ${_gen}/calibration_latency_1e300.json)
+bad_input(calibration_ll_factor_null "calibration_ll_factor_null.json: /protocol_bw/ll_factor: expected a number, got null" ${C} hgx-h100-8 --calibration ${_gen}/calibration_ll_factor_null.json)
+# --- Unbounded work (issue 29): a burst past limits::kMaxBurstRequests is refused before planning
+bad_input(burst_requests_1e15 "--requests: must be a whole number of requests, 1 to 100000 \\(docs/limits.md\\)" plan --workload burst --requests 1e15)
+# --- topo render --plan: a plan file is read through the one JSON reader and checked (issue 29);
+# the files are the plan_json fuzz target's regressions (each crashed or was an internal error).
+set(RP topo render hgx-h100-8 -o render_bad.svg --plan ${PROJECT_SOURCE_DIR}/fuzz/regressions/plan_json)
+bad_input(render_plan_rank_negative "rank_negative.json: /plans/0/placement/0/tp_rank: must be >= 0, got -1" ${RP}/rank_negative.json)
+bad_input(render_plan_rank_huge "rank_huge.json: /plans/0/placement/3/dp_rank: must be <= 1000000000, got 2147483647" ${RP}/rank_huge.json)
+bad_input(render_plan_fits_string "fits_string.json: /plans/0/fits: expected true or false, got \"yes\"" ${RP}/fits_string.json)
+bad_input(render_plan_no_breakdown "no_breakdown.json: /plans/0/breakdown: missing field" ${RP}/no_breakdown.json)
+bad_input(render_plan_degree_huge "degree_huge.json: /plans/0/strategy/tp: must be at most 8 \\(the GPUs of the topology\\)" ${RP}/degree_huge.json)
+bad_input(render_plan_device_switch "device_switch.json: /plans/0/placement/0/device: no GPU 'nvswitch' in topology 'hgx-h100-8'" ${RP}/device_switch.json)
+# --- Minor (issue 29): a scale block of three sides or of one weight means nothing
+bad_input(model_scale_block_3d "model_scale_block_3d.json: /dtypes/weights/scale_block: expected \\[rows, cols\\] or \\[group\\], got \\[1,1,1\\]" ${M} ${_gen}/model_scale_block_3d.json)
+bad_input(model_scale_block_1 "model_scale_block_1.json: /dtypes/weights/scale_block: a block of 1 weights; at least 8 share a scale" ${M} ${_gen}/model_scale_block_1.json)
+# --- Refusals with their place (issue 29): a NIC without a model gives no fabric link (the
+# cluster file's pointer); a compare design's cluster option is its key, not a flag never typed
+bad_input(cluster_nic_no_model "cluster_nic_no_model.json: /cluster/fabric/link: the server's NIC 'nic0' has no model to take the fabric link from" ${T} cluster_nic_no_model.json)
+bad_input(compare_design_tiers_5 "--topology: hgx-h100-8:nodes=4:fabric=fat-tree:tiers=5: tiers=: must be 1 to 4, got 5" compare --model llama-3-8b --topology hgx-h100-8:nodes=4:fabric=fat-tree:tiers=5 --topology hgx-h200-8)

@@ -89,3 +89,9 @@ topoplan_cli_test(typo_train_flag ARGS plan --mode train --globl-batch 8
 # NCCL's topology XML is one server's: --nodes above 1 is refused with the reason (issue 28).
 topoplan_cli_test(topo_export_nodes ARGS topo export nccl-xml hgx-h100-8 --nodes 2
                   EXIT 2 EXPECT_STDERR "--nodes: NCCL's topology XML describes one server")
+# An empty value is refused by the flag's name, never read as "not given" (issue 29): CLI11
+# converted `--batch ''` to 0, the "search the batch" default. (`--batch=` CLI11 refuses itself.)
+add_test(NAME cli_empty_flag_value
+         COMMAND sh -c "$<TARGET_FILE:topoplan_cli> plan --batch '' 2>&1; echo rc=$?")
+set_tests_properties(cli_empty_flag_value PROPERTIES PASS_REGULAR_EXPRESSION
+                     "--batch: empty value \\(give one, or leave the flag out\\).*rc=2")

@@ -35,3 +35,7 @@ topoplan_cli_test(model_show_context_nan ARGS model show llama-3-8b --context na
                   EXPECT_STDERR "--context: must be a finite number")
 topoplan_cli_test(model_show_prompt_1e19 ARGS model show llama-3-8b --prompt 1e19 EXIT 2
                   EXPECT_STDERR "--prompt: must be at most 2\\^53 tokens")
+# Without --context the default 4096 is capped at the model's context (GPT-3: 2048), so a short-
+# context model still shows; a typed --context past it is refused (tests/bad_input).
+topoplan_cli_test(model_show_short_context ARGS model show gpt3-175b --json
+                  EXPECT_STDOUT "\"context\": 2048")

@@ -37,7 +37,7 @@ topoplan_cli_test(plan_train_seq_inf
                   EXIT 2 EXPECT_STDERR "--seq: must be a finite number")
 topoplan_cli_test(plan_train_tokens_nan
                   ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --train-tokens nan
-                  EXIT 2 EXPECT_STDERR "--train-tokens: must be a finite number >= 0")
+                  EXIT 2 EXPECT_STDERR "--train-tokens: must be 0 or 1 to 1e\\+16 tokens \\(docs/limits.md\\), got nan")
 # --engine (issue 26): nemo turns on TE userbuffers TP overlap; torchtitan pins ZeRO-3 (FSDP2);
 # a serving engine name is refused in train mode and a training one in serve mode.
 topoplan_cli_test(plan_train_engine_nemo

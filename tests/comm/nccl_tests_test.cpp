@@ -1,10 +1,12 @@
 // nccl-tests logs: parsing (text and -J JSON), validation against the model, calibration fits.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/nccl_tests.hpp"
 #include "topoplan/topology_io.hpp"
 
@@ -173,4 +175,50 @@ TEST_CASE("error summary: median and worst by magnitude") {
   CHECK(s.median_abs == doctest::Approx(0.15));  // (0.1 + 0.2) / 2
   CHECK(s.worst_abs == doctest::Approx(0.3));
   CHECK(s.worst_signed == doctest::Approx(-0.3));
+}
+
+TEST_CASE("rows outside their plausible ranges are refused at the line or result (issue 29)") {
+  const std::string head = "# Collective test starting: all_reduce_perf\n" + kRanks;
+  auto row = [](const std::string& size, const std::string& time) {
+    return "  " + size + "  262144  float  sum  -1  " + time +
+           "  52.43  91.75  0  19.00  55.19  96.58  0\n";
+  };
+  // Size 0 and 1e300 made `calibrate` write "ll_factor": null; a negative size was priced.
+  CHECK(error_of(head + row("0", "20.00")) ==
+        "t.log: line 3: size must be 1 to 1125899906842624 B (docs/limits.md), got 0");
+  CHECK(error_of(head + row("-8", "20.00")) ==
+        "t.log: line 3: size must be 1 to 1125899906842624 B (docs/limits.md), got -8");
+  CHECK(error_of(head + row("1e300", "20.00")) ==
+        "t.log: line 3: size must be 1 to 1125899906842624 B (docs/limits.md), got 1e+300");
+  CHECK(error_of(head + row("1048576", "-5")) ==
+        "t.log: line 3: out-of-place time must be 0.001 to 1000000000 us (docs/limits.md), got "
+        "-5");
+  // A time of 0 is a half the test did not run: skipped, the in-place half kept.
+  CHECK(parse_nccl_tests_log(head + row("1048576", "0"), "t.log").rows.size() == 1);
+  CHECK(error_of(R"({"args": ["all_reduce_perf"], "config": {"nthreads": 1, "ngpus": 8},
+    "results": [{"size": 1e300, "out_of_place": {"time": 5, "alg_bw": 1, "bus_bw": 1.75}}]})",
+                 "x.json") ==
+        "x.json: /results/0: size must be 1 to 1125899906842624 B (docs/limits.md), got 1e+300");
+}
+
+TEST_CASE("a log of more result rows than the limit is refused at the first row past it") {
+  std::string text = "# Collective test starting: all_reduce_perf\n" + kRanks;
+  for (std::size_t i = 0; i <= limits::kMaxNcclTestsRows; ++i) text += kRow;
+  CHECK(error_of(text) == "t.log: line " + std::to_string(limits::kMaxNcclTestsRows + 3) +
+                              ": more than 16384 result rows (docs/limits.md); split the log");
+  text.resize(text.size() - kRow.size());  // exactly the limit: read
+  CHECK(parse_nccl_tests_log(text, "t.log").rows.size() == 2 * limits::kMaxNcclTestsRows);
+}
+
+TEST_CASE("calibrate never writes a number that is not finite, nor a file --calibration refuses") {
+  CommCalibration c;
+  c.tuning = NcclTuning::builtin();
+  CHECK(NcclTuning::parse(write_comm_calibration(c, "hand"), "c.json").ll_bw_factor == 0.5);
+  c.tuning.ll_bw_factor = std::nan("");  // nlohmann would write null
+  CHECK_THROWS_WITH_AS(write_comm_calibration(c, "hand"),
+                       "internal error: calibrate: /protocol_bw/ll_factor is not a finite number",
+                       InternalError);
+  c.tuning = NcclTuning::builtin();
+  c.tuning.base_latency_us[0][0] = 1e300;  // finite, out of range: the reader's check applies
+  CHECK_THROWS_AS(write_comm_calibration(c, "hand"), InputError);
 }

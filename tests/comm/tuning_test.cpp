@@ -31,3 +31,40 @@ TEST_CASE("bad tuning data names the source and the JSON pointer") {
                        doctest::Contains("/base_latency_us/ring"), InputError);
   CHECK_THROWS_AS(NcclTuning::parse("{", "x.json"), InputError);
 }
+
+namespace {
+// The built-in file with the first occurrence of `from` replaced by `to`, parsed as "cal.json".
+std::string error_with(const std::string& from, const std::string& to) {
+  std::string text(*embedded_file("topologies/tuning/nccl.json"));
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  try {
+    NcclTuning::parse(text, "cal.json");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("tuning constants outside their plausible range are refused at their pointer") {
+  // 1e300 us of base latency made 300-digit collective times; a denormal cap a wrong plan.
+  CHECK(error_with("\"tree\": [6.8", "\"tree\": [1e300") ==
+        "cal.json: /base_latency_us/tree/0: must be 0 to 1000000 us (docs/limits.md), got 1e+300");
+  CHECK(error_with("[[39, 39", "[[5e-324, 39") ==
+        "cal.json: /per_arch/ll_max_GBps/0/0: must be 0.001 to 1000000 GB/s (docs/limits.md), got "
+        "5e-324");
+  CHECK(error_with("\"nvls_min_sm\": 90", "\"nvls_min_sm\": 1e9") ==
+        "cal.json: /misc/nvls_min_sm: must be 0 to 1000 (docs/limits.md), got 1000000000");
+  CHECK(error_with("\"net_overhead_us\": 1.0", "\"net_overhead_us\": -1") ==
+        "cal.json: /misc/net_overhead_us: must be 0 to 1000000 us (docs/limits.md), got -1");
+  CHECK(error_with("\"tree_ll_divisor\": 3.8", "\"tree_ll_divisor\": 0.5") ==
+        "cal.json: /protocol_bw/tree_ll_divisor: must be 1 to 100 (docs/limits.md), got 0.5");
+  CHECK(error_with("\"ll_factor\": 0.5", "\"ll_factor\": 0") ==
+        "cal.json: /protocol_bw/ll_factor: must be 0.01 to 1 (docs/limits.md), got 0");
+  // NVLS efficiency 0 is "no NVLS on this architecture" (Volta, Ampere).
+  CHECK(error_with("\"nvls_efficiency\": [0, 0, 0.85", "\"nvls_efficiency\": [0, 0, 1.85") ==
+        "cal.json: /per_arch/nvls_efficiency/2: must be 0 or 0.01 to 1 (docs/limits.md), got 1.85");
+  CHECK(error_with("\"ll_factor\": 0.5", "\"ll_factor\": 0.5001").empty());
+}

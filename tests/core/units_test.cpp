@@ -68,3 +68,11 @@ TEST_CASE("parse_bytes: sizes past 1 PiB are refused, -0 is 0 (issue 16)") {
   CHECK_THROWS_AS(parse_bytes("1e300T"), InputError);  // finite number, infinite product
   CHECK(std::signbit(parse_bytes("-0")) == false);
 }
+
+TEST_CASE("parse_bytes: the 1 PiB limit can be typed (P, PiB, PB), issue 29") {
+  CHECK(parse_bytes("1P") == kMaxBytes);
+  CHECK(parse_bytes("1PiB") == kMaxBytes);
+  CHECK(parse_bytes("0.5Pi") == kMaxBytes / 2);
+  CHECK(parse_bytes("1PB") == 1e15);  // decimal, below 2^50
+  CHECK_THROWS_AS(parse_bytes("2P"), InputError);
+}

@@ -115,3 +115,35 @@ TEST_CASE("bad matrices: errors name the line") {
   CHECK(error_of("hello\n", opt) ==
         "t.txt: line 1: no matrix header (a line starting with GPU0) found");
 }
+
+TEST_CASE("an imported topology's name is UTF-8 text: --name or the file name, else refused") {
+  // Bytes that are not UTF-8 made write_topology_json throw nlohmann's type_error 316 (exit 1).
+  const std::string text = test::read_sample("topologies/samples/nvidia-smi/hgx-h100-8.txt");
+  ImportOptions bad;
+  bad.gpu_model = "H100";
+  bad.name = "srv\xff";
+  try {
+    import_nvidia_smi_topo(text, "t.txt", bad);
+    FAIL("accepted");
+  } catch (const FieldError& e) {
+    CHECK(e.field() == "name");
+    CHECK(std::string(e.what()) == "name: 'srv?' is not UTF-8 text");
+  }
+  try {
+    ImportOptions unnamed;
+    unnamed.gpu_model = "H100";
+    import_nvidia_smi_topo(text, "dir/h100\xfe.txt", unnamed);
+    FAIL("accepted");
+  } catch (const FieldError& e) {
+    CHECK(std::string(e.what()) ==
+          "name: not given, and the file name 'h100?' that would name the topology is not UTF-8 "
+          "text");
+  }
+  // --name wins over the file's name; the description shows the path with '?'.
+  ImportOptions named = bad;
+  named.name = "srv";
+  const ImportedTopology ok = import_nvidia_smi_topo(text, "dir\xfe/h100.txt", named);
+  CHECK(ok.topology.name == "srv");
+  CHECK(ok.topology.description.find("dir?/h100.txt") != std::string::npos);
+  CHECK(!write_topology_json(ok.topology).empty());
+}

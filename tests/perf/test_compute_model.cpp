@@ -107,6 +107,34 @@ TEST_CASE("bad calibration files name the file and the JSON pointer") {
   CHECK(msg("{").find("cal.json") != std::string::npos);
 }
 
+TEST_CASE("calibration constants outside their plausible range are refused at their pointer") {
+  auto msg = [](const std::string& floor, const std::string& hbm, const std::string& bytes) {
+    try {
+      parse_calibration(R"({"gpu": "G", "source": "s", "floor_us": )" + floor +
+                            R"(, "reference_peaks": {"hbm_GBps": )" + hbm +
+                            R"(, "bf16_TFLOPS": 100, "fp8_TFLOPS": 200},
+    "tc_bf16": {"flops": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_gemm": {"bytes": [1, 2], "fraction": [0.5, 0.5]},
+    "hbm_stream": {"bytes": [1, )" +
+                            bytes + R"(], "fraction": [0.5, 0.5]}})",
+                        "cal.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(msg("2", "1000", "2").empty());
+  // A floor of 1e300 µs printed 300-digit step times; 5e-324 GB/s of HBM divided to inf.
+  CHECK(msg("1e300", "1000", "2") ==
+        "cal.json: /floor_us: must be 0.001 to 10000000 us (docs/limits.md), got 1e+300");
+  CHECK(msg("2", "5e-324", "2") ==
+        "cal.json: /reference_peaks/hbm_GBps: must be 1 to 1000000 GB/s (docs/limits.md), got "
+        "5e-324");
+  CHECK(msg("2", "1000", "1e300") ==
+        "cal.json: /hbm_stream/bytes/1: must be 1 to 1125899906842624 B (docs/limits.md), got "
+        "1e+300");
+}
+
 TEST_CASE("built-in model: every GPU of the catalog gets a model, only the H200 is measured") {
   for (const GpuSpec& g : Catalog::builtin().gpus()) {
     if (!(g.hbm_GBps > 0) || !(g.bf16_TFLOPS > 0)) continue;

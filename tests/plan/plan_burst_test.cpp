@@ -62,6 +62,20 @@ TEST_CASE("burst_schedule: one wave when everything fits, output 1 has no TPOT")
   CHECK(no_decode.makespan_s == doctest::Approx(0.030));
 }
 
+TEST_CASE("burst_schedule: the full waves are priced once, whatever their number") {
+  int prefills = 0, steps = 0;
+  const auto fill = [&](double n) { return ++prefills, fill_us(n); };
+  const auto step = [&](double n) { return ++steps, step_us(n); };
+  // 10^6 requests, 3 at a time: 333,333 full waves and one of 1, two prices each.
+  const BurstResult r = burst_schedule(1e6, 100, 11, 3, 10, fill, step);
+  CHECK(r.waves.size() == 333'334);
+  CHECK(prefills == 2);
+  CHECK(steps == 2);
+  // Every full wave takes F = 30 ms + D = 10 × 1.3 ms = 43 ms, the last 10 + 11 ms.
+  CHECK(r.makespan_s == doctest::Approx(333'333 * 0.043 + 0.021));
+  CHECK(r.waves.back().requests == 1);
+}
+
 TEST_CASE("burst_schedule: a fractional KV capacity admits whole sequences only") {
   const BurstResult r = burst_schedule(4, 100, 11, 2.7, 10, fill_us, step_us);
   CHECK(r.concurrency == 2);
@@ -123,6 +137,13 @@ TEST_CASE("burst requests are validated by field") {
   CHECK_THROWS_AS(r.validate(m), FieldError);
   r.requests = 0;
   CHECK_THROWS_AS(r.validate(m), FieldError);
+  // Bounded at limits::kMaxBurstRequests (10^5): 10^15 requests never ended.
+  r.requests = 1e5;
+  r.validate(m);
+  r.requests = 1e5 + 1;
+  CHECK_THROWS_WITH_AS(r.validate(m),
+                       "requests: must be a whole number of requests, 1 to 100000 (docs/limits.md)",
+                       FieldError);
   r.requests = 10;
   r.mode = PlanMode::Decode;
   CHECK_THROWS_AS(r.validate(m), FieldError);

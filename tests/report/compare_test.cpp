@@ -42,6 +42,9 @@ TEST_CASE("compare: design spec syntax") {
   CHECK_THROWS_AS(parse_design("hgx-h20-8:price=-1"), InputError);
   CHECK_THROWS_AS(parse_design("hgx-h20-8:fat-tree"), InputError);
   CHECK_THROWS_AS(parse_design(":nodes=2"), InputError);
+  // A label that is not UTF-8 is refused where it enters (its JSON answer threw type_error 316).
+  CHECK_THROWS_WITH_AS(parse_design("hgx-h20-8:name=a\xff"),
+                       "designs: hgx-h20-8:name=a?: not UTF-8 text", FieldError);
 }
 
 TEST_CASE("compare: power, tokens per joule and $ per million output tokens") {

@@ -37,3 +37,8 @@ TEST_CASE("json_number: identities") {
   for (double x : {0.333333, 123.457, 12828504064.0, 1.23456789012346e18})
     CHECK(json_number(json_number(x)) == x);
 }
+
+TEST_CASE("json_number: negative zero is written as 0") {
+  CHECK_FALSE(std::signbit(json_number(-0.0)));  // dump() wrote "-0.0"
+  CHECK(std::signbit(json_number(-1e-300)));     // a real negative keeps its sign
+}

@@ -73,11 +73,55 @@ TEST_CASE("overlay: GPUs filled by group, bottlenecks highlighted, caption from 
 TEST_CASE("overlay: bad documents name the pointer") {
   const Case c = r1_on_two_h800();
   const Topology single = load_topology("hgx-h800-8");
-  CHECK_THROWS_WITH_AS(overlay_from_plan_json(single, c.json, "plan.json", ColorBy::Tp),
-                       doctest::Contains("/plans/0/placement/"), InputError);
+  CHECK_THROWS_WITH_AS(
+      overlay_from_plan_json(single, c.json, "plan.json", ColorBy::Tp),
+      "plan.json: /plans/0/strategy: tp x pp x dp = 16 is more than the 8 GPUs of topology "
+      "'hgx-h800-8'",
+      InputError);
   CHECK_THROWS_WITH_AS(overlay_from_plan_json(single, "{", "plan.json", ColorBy::Tp),
                        doctest::Contains("malformed JSON"), InputError);
   CHECK_THROWS_WITH_AS(overlay_from_plan_json(single, "{\"plans\": []}", "plan.json", ColorBy::Tp),
                        doctest::Contains("/plans"), InputError);
   CHECK_THROWS_AS(parse_color_by("tensor"), InputError);
+}
+
+namespace {
+// The error of the r1 plan with the first `from` replaced by `to`, drawn on its own topology.
+std::string error_with(const Case& c, const std::string& from, const std::string& to) {
+  std::string text = c.json;
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  try {
+    overlay_from_plan_json(c.t, text, "plan.json", ColorBy::Ep);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+}  // namespace
+
+TEST_CASE("overlay: a plan file is checked like any input (ranks, required keys, types)") {
+  const Case c = r1_on_two_h800();
+  // Out-of-range ranks indexed past the group tables (SIGSEGV in Release).
+  CHECK(error_with(c, "\"tp_rank\": 0", "\"tp_rank\": -1") ==
+        "plan.json: /plans/0/placement/0/tp_rank: must be >= 0, got -1");
+  CHECK(error_with(c, "\"pp_rank\": 0", "\"pp_rank\": 2") ==
+        "plan.json: /plans/0/placement/0/pp_rank: must be below 2 (the strategy's pp), got 2");
+  CHECK(error_with(c, "\"dp_rank\": 0", "\"dp_rank\": 2147483647") ==
+        "plan.json: /plans/0/placement/0/dp_rank: must be <= 1000000000, got 2147483647");
+  CHECK(error_with(c, "\"tp\": 8", "\"tp\": 100000") ==
+        "plan.json: /plans/0/strategy/tp: must be at most 16 (the GPUs of the topology), got "
+        "100000");
+  // Missing keys and wrong types: located errors, never an internal error.
+  CHECK(error_with(c, "\"fits\": true", "\"fits\": \"yes\"") ==
+        "plan.json: /plans/0/fits: expected true or false, got \"yes\"");
+  CHECK(error_with(c, "\"breakdown\"", "\"breakdown_\"") ==
+        "plan.json: /plans/0/breakdown: missing field");
+  CHECK(error_with(c, "\"device\": \"n0/gpu0\"", "\"device\": \"n0/nvswitch\"")
+            .find("plan.json: /plans/0/placement/0/device: no GPU 'n0/nvswitch'") == 0);
+  CHECK(error_with(c, "\"device\": \"n0/gpu0\"", "\"device\": 7") ==
+        "plan.json: /plans/0/placement/0/device: expected a string, got 7");
+  CHECK(error_with(c, "\"strategy\": {", "\"strategy_\": {") ==
+        "plan.json: /plans/0/strategy: missing field");
 }

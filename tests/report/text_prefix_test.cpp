@@ -55,3 +55,13 @@ TEST_CASE("count_text: rounded, thousands grouped, sign kept, huge values in %.3
   CHECK(count_text(-1234) == "-1,234");
   CHECK(count_text(2e20) == "2e+20");
 }
+
+TEST_CASE("fmt: a negative value that prints as zero prints without its sign") {
+  using topoplan::report::fmt;
+  CHECK(fmt("%.2f", -0.0) == "0.00");    // was "-0.00"
+  CHECK(fmt("%.2f", -0.001) == "0.00");  // rounds to zero
+  CHECK(fmt("%.1f%%", -0.01) == "0.0%");
+  CHECK(fmt("%.2f", -0.005001) == "-0.01");
+  CHECK(fmt("%g", -0.001) == "-0.001");
+  CHECK(fmt("%.2f", 1.5) == "1.50");
+}
