@@ -151,3 +151,7 @@ topoplan_cli_test(plan_why_tie ARGS plan
                   EXPECT_STDOUT "Why: [^\n]* ties with the runner-up [^\n]* \\(within 0.5%\\)")
 topoplan_cli_test(plan_why_batch_not_kv ARGS plan --model deepseek-r1 --topology hgx-h200-8 --tpot-max 20 --mtp-accept 1.8
                   EXPECT_STDOUT "It runs a larger batch within the limits \\([0-9]+ vs [0-9]+\\)")
+# The breakdown's queue term says what it is (issue 28): serve mode's TTFT includes the wait.
+topoplan_cli_test(plan_queue_term_explained
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8
+                  EXPECT_STDOUT "  queue: the mean wait of a newly arrived prompt before its prefill")
