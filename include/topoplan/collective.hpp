@@ -188,7 +188,9 @@ class CollectiveModel {
   CollectiveModel& operator=(CollectiveModel&&) noexcept;
 
   // One group (GPU device indices in rank order). Throws InputError for an empty group, a
-  // non-GPU device, a forced algorithm/protocol that cannot run, or unreachable ranks.
+  // non-GPU device, a forced algorithm/protocol that cannot run, or unreachable ranks; for
+  // send-recv of other than two ranks under SendRecvPattern::Pair, a hypercube whose rank count
+  // is not a power of two, and (FieldError) a gather/scatter/broadcast/reduce root outside it.
   CollectiveCost cost(CollOp op, const std::vector<int>& gpus, double size_bytes,
                       const CollectiveOptions& options = {}) const;
 
