@@ -5,8 +5,10 @@
 // Each flow is routed with Router::path; loads are summed per directed link (DirLink); the
 // transfer time is max over links of load ÷ (bw × link efficiency × protocol factor), and the
 // latency follows NCCL's tuning model (tuning.cc constants, topologies/tuning/nccl.json).
-// Sizes follow nccl-tests: all-gather / reduce-scatter / all-to-all size = the whole buffer.
-// busbw = algbw × busbw_factor(op, n) (nccl-tests PERFORMANCE.md).
+// Sizes follow nccl-tests: all-gather / reduce-scatter / all-to-all / gather / scatter / hypercube
+// size = the whole buffer. busbw = algbw × busbw_factor(op, n) (nccl-tests PERFORMANCE.md).
+// Gather, scatter, hypercube and the send-recv ring are nccl-tests' point-to-point tests: rounds
+// of concurrent transfers (docs/collective-model.md "Point-to-point tests").
 #pragma once
 
 #include <memory>
@@ -19,7 +21,23 @@
 
 namespace topoplan {
 
-enum class CollOp { AllReduce, AllGather, ReduceScatter, Broadcast, Reduce, AllToAll, SendRecv };
+enum class CollOp {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  Broadcast,
+  Reduce,
+  AllToAll,
+  SendRecv,
+  Gather,    // every rank sends size/n to the root (nccl-tests gather_perf)
+  Scatter,   // the root sends size/n to every rank (scatter_perf)
+  Hypercube  // all-gather by recursive exchange, log2(n) rounds (hypercube_perf; n = 2^k)
+};
+// How a send-recv group of n ranks transfers.
+enum class SendRecvPattern {
+  Pair,  // two ranks, the first sends to the second (a pipeline stage boundary)
+  Ring   // every rank sends to the next and receives from the previous at once (sendrecv_perf)
+};
 enum class Algorithm { Auto, Ring, Tree, Nvls, NvlsTree, CollNet, Direct };
 enum class Protocol { Auto, LL, LL128, Simple };
 
@@ -34,8 +52,12 @@ Algorithm parse_algorithm(std::string_view text);
 Protocol parse_protocol(std::string_view text);
 
 // nccl-tests bus-bandwidth factor: 2(n−1)/n all-reduce; (n−1)/n all-gather, reduce-scatter,
-// all-to-all; 1 broadcast, reduce, send/recv. n = ranks (n ≤ 1 gives 0 except factor-1 ops).
+// all-to-all, gather, scatter; 1 broadcast, reduce, send/recv, hypercube. n = ranks (n ≤ 1 gives
+// 0 except factor-1 ops).
 double busbw_factor(CollOp op, int ranks);
+// Bytes nccl-tests divides by the time for algbw, per byte of the size: 1, except hypercube's
+// (n−1)/n (HyperCubeGetBw counts what each rank receives, count × (n−1)).
+double algbw_bytes_factor(CollOp op, int ranks);
 
 // NCCL tuning constants (topologies/tuning/nccl.json; values of NCCL 2.30.7 tuning.cc).
 // Indices: algorithm [tree, ring, collnet_direct, collnet_chain, nvls, nvls_tree], protocol
@@ -75,8 +97,11 @@ struct CollectiveOptions {
   Protocol protocol = Protocol::Auto;     // force one
   bool allow_nvls = true;                 // --no-nvls (NCCL_NVLS_ENABLE=0)
   bool fabric_has_sharp = false;  // enables CollNet (IB SHARP); off unless the fabric says so
-  int root = 0;                   // broadcast / reduce root, as an index into the group
-  double element_bytes = 4;       // for the "count" column only
+  int root = 0;  // broadcast / reduce / gather / scatter root, as an index into the group
+  // send-recv: Pair (a group of two ranks; the library's default, the plans' stage boundaries)
+  // or Ring (any n ≥ 2, nccl-tests' sendrecv_perf; `topoplan collective`'s default).
+  SendRecvPattern send_recv = SendRecvPattern::Pair;
+  double element_bytes = 4;  // for the "count" column only
 };
 
 // The most loaded directed link of the chosen algorithm.
@@ -96,7 +121,7 @@ struct CollectiveCost {
   int ranks = 0;
   double time_us = 0;
   double latency_us = 0;  // the latency part of time_us
-  double algbw_GBps = 0;  // size ÷ time
+  double algbw_GBps = 0;  // size ÷ time (× algbw_bytes_factor: hypercube counts what it receives)
   double busbw_GBps = 0;  // algbw × busbw_factor
   Algorithm algorithm = Algorithm::Ring;
   Protocol protocol = Protocol::Simple;
@@ -117,7 +142,8 @@ TrafficMatrix moe_dispatch_matrix(int ranks, double tokens, double token_bytes, 
 class CollectiveModel;
 namespace comm {
 struct PreparedPattern;
-}
+struct PairRounds;
+}  // namespace comm
 
 // A collective on fixed groups, prepared once and priced at any size: the groups are analysed
 // and their flows routed once (link loads per algorithm on first use, every group's load on
@@ -145,6 +171,9 @@ class PreparedCollective {
   CollectiveOptions options_;
   // Independent sets deduplicated before analysis: group → its class's group in the pattern.
   std::vector<int> expand_;
+  // Point-to-point tests (gather, scatter, hypercube, send-recv ring): rounds of concurrent
+  // transfers, each a prepared set of pairs (comm/pair_rounds.hpp); pattern_ is then unused.
+  std::shared_ptr<const comm::PairRounds> rounds_;
 };
 
 // Prices collectives on one topology. Routes and link-load patterns are cached per (op, root,
@@ -159,7 +188,9 @@ class CollectiveModel {
   CollectiveModel& operator=(CollectiveModel&&) noexcept;
 
   // One group (GPU device indices in rank order). Throws InputError for an empty group, a
-  // non-GPU device, a forced algorithm/protocol that cannot run, or unreachable ranks.
+  // non-GPU device, a forced algorithm/protocol that cannot run, or unreachable ranks; for
+  // send-recv of other than two ranks under SendRecvPattern::Pair, a hypercube whose rank count
+  // is not a power of two, and (FieldError) a gather/scatter/broadcast/reduce root outside it.
   CollectiveCost cost(CollOp op, const std::vector<int>& gpus, double size_bytes,
                       const CollectiveOptions& options = {}) const;
 

@@ -23,7 +23,11 @@ struct CollectiveReport {
   CollOp op = CollOp::AllReduce;
   std::string topology;            // topology name
   int nodes = 1;                   // servers spanned by the ranks
-  std::vector<std::string> ranks;  // device ids in rank order
+  std::vector<std::string> ranks;  // device ids in rank order (the first group's)
+  // Several groups priced at once (--ranks repeated): each group's ids; empty for one group.
+  // results then hold the slowest group's cost per size.
+  std::vector<std::vector<std::string>> groups;
+  std::string pattern;  // send-recv: "ring" or "pair" (JSON "pattern"); empty for other ops
   std::string dtype = "fp32";
   double element_bytes = 4;
   std::vector<CollectiveCost> results;  // one per message size

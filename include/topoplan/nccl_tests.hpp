@@ -94,12 +94,39 @@ struct RegimeFit {
   double factor = 1;     // model per-byte time ÷ measured per-byte time
 };
 
+// One constant calibrate proposed, and whether it was kept: a change is applied only when the
+// fitted rows' worst and median |error| do not grow with it (else the old value stays).
+struct CalibrationChange {
+  std::string constant;  // "link_efficiency/nvlink4", "base_latency_us/ring/Simple", ...
+  double before = 0, after = 0;
+  bool accepted = false;
+  double worst_before = 0, worst_after = 0;  // fitted rows' worst |error| without / with it
+  double median_before = 0, median_after = 0;
+};
+
+// One measured row priced before and after calibration. Every 4th size of a log with 4 or more
+// sizes (sorted, the 4th, 8th, ...) is held out of the fit: its error is on a size not fitted.
+struct CalibrationCheck {
+  std::string source;
+  int line = 0;
+  double size_bytes = 0;
+  bool held_out = false;
+  double measured_us = 0, before_us = 0, after_us = 0;
+  Algorithm before_algorithm = Algorithm::Ring, after_algorithm = Algorithm::Ring;
+  Protocol before_protocol = Protocol::Simple, after_protocol = Protocol::Simple;
+};
+
 // The calibrated constants: a copy of `base` with efficiencies and base latencies refitted, and
-// the link-type efficiencies to apply to the topology. `fits` says what each came from.
+// the link-type efficiencies to apply to the topology. `fits` says what each came from,
+// `changes` which were kept, `check` every row before and after, with the summaries of the
+// fitted and held-out rows.
 struct CommCalibration {
   NcclTuning tuning;
   std::vector<std::pair<std::string, double>> link_efficiency;  // catalog link type → fraction
   std::vector<RegimeFit> fits;
+  std::vector<CalibrationChange> changes;
+  std::vector<CalibrationCheck> check;
+  ErrorSummary fitted_before, fitted_after, held_out_before, held_out_after;
 };
 CommCalibration calibrate_comm(const CollectiveModel& model, const std::vector<NcclTestsLog>& logs,
                                const CollectiveOptions& options);

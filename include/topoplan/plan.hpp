@@ -218,14 +218,15 @@ struct ParetoPoint {
 
 struct PlanOutput {
   std::string model, topology, gpu;
-  int gpus = 0;                     // GPUs the plans use (--gpus, the pinned tp x pp x dp, or all)
-  int topology_gpus = 0;            // GPUs of the topology; the rest stay idle
-  PlanRequest request;              // as given
-  double context = 0;               // decode context used
-  std::vector<PlanResult> plans;    // ranked: fitting and within limits first, by the objective
-  std::vector<ParetoPoint> pareto;  // non-dominated over every fitting strategy and batch
-  std::string explanation;          // why the best plan beats the runner-up
-  std::optional<Placement> placement;       // of the best plan
+  bool moe = false;       // the model has routed experts: labels show ep even at ep1 (label())
+  int gpus = 0;           // GPUs the plans use (--gpus, the pinned tp x pp x dp, or all)
+  int topology_gpus = 0;  // GPUs of the topology; the rest stay idle
+  PlanRequest request;    // as given
+  double context = 0;     // decode context used
+  std::vector<PlanResult> plans;       // ranked: fitting and within limits first, by the objective
+  std::vector<ParetoPoint> pareto;     // non-dominated over every fitting strategy and batch
+  std::string explanation;             // why the best plan beats the runner-up
+  std::optional<Placement> placement;  // of the best plan
   std::optional<PlanResult> bad_placement;  // the best plan under dp-pp-tp order
   std::string bad_order;
   int strategies_evaluated = 0;
@@ -318,5 +319,8 @@ PlanOutput plan(const ModelSpec& model, const Router& router, const PlanRequest&
                 const SearchOptions& search);
 
 std::string to_string(const Strategy& s);  // "tp8 pp1 dp1 ep8 adp"
+// to_string, with ep always shown for a MoE model ("tp8 pp1 dp1 ep1"), so that rows of one table
+// all say how the experts are split (to_string omits ep1, right for dense models).
+std::string label(const Strategy& s, bool moe);
 
 }  // namespace topoplan

@@ -24,7 +24,8 @@ struct CollectiveArgs {
   std::string op;
   TopologyOptions topo;
   int gpus = 0;
-  std::string ranks;
+  std::vector<std::string> ranks;  // one group per --ranks; several run at once
+  std::string pattern;             // send-recv: ring (default) | pair
   std::string size;
   std::string sweep;
   std::string algo = "auto";
@@ -153,19 +154,36 @@ std::vector<double> parse_sizes(const CollectiveArgs& a) {
   return sizes;
 }
 
-std::vector<int> pick_ranks(const Topology& t, const CollectiveArgs& a, CollOp op) {
+// The groups to price: one per --ranks (all at once, sharing links), else the first --gpus GPUs
+// (all by default); a send-recv pair without --ranks is the first and last of them.
+std::vector<std::vector<int>> pick_groups(const Topology& t, const CollectiveArgs& a,
+                                          const CollectiveOptions& o, CollOp op) {
   if (!a.ranks.empty() && a.gpus > 0)
     throw InputError("--gpus/--ranks", "", "give at most one of --gpus and --ranks");
   // Before any rank is picked: "root rank is outside the group" would blame the wrong thing.
   if (t.gpus().empty())
     throw InputError(a.topo.topology, "", "has no GPUs; a collective runs between GPUs");
-  std::vector<int> ranks = a.ranks.empty() ? t.gpus() : parse_ranks(t, a.ranks);
+  std::vector<std::vector<int>> groups;
+  for (const std::string& text : a.ranks) groups.push_back(parse_ranks(t, text));
+  if (!groups.empty()) return groups;
+  std::vector<int> ranks = t.gpus();
   if (a.gpus > static_cast<int>(ranks.size()))
     throw InputError("--gpus", "",
                      "the topology has only " + std::to_string(ranks.size()) + " GPUs");
   if (a.gpus > 0) ranks.resize(static_cast<std::size_t>(a.gpus));
-  if (op == CollOp::SendRecv && a.ranks.empty()) ranks = {ranks.front(), ranks.back()};
-  return ranks;
+  if (op == CollOp::SendRecv && o.send_recv == SendRecvPattern::Pair)
+    ranks = {ranks.front(), ranks.back()};
+  return {ranks};
+}
+
+SendRecvPattern parse_pattern(const CollectiveArgs& a, CollOp op) {
+  if (a.pattern.empty()) return SendRecvPattern::Ring;
+  if (op != CollOp::SendRecv)
+    throw InputError("--pattern", "",
+                     "only send-recv has a pattern, not " + std::string(to_string(op)));
+  if (a.pattern == "ring") return SendRecvPattern::Ring;
+  if (a.pattern == "pair") return SendRecvPattern::Pair;
+  throw InputError("--pattern", "", "expected ring or pair, got '" + a.pattern + "'");
 }
 
 int run(const CollectiveArgs& a) {
@@ -179,22 +197,33 @@ int run(const CollectiveArgs& a) {
   o.allow_nvls = !a.no_nvls;
   o.fabric_has_sharp = a.sharp;
   o.root = a.root;
+  o.send_recv = parse_pattern(a, op);
   const Dtype dtype = parse_dtype(a.dtype);
   o.element_bytes = element_bytes(dtype);
   const std::vector<double> sizes = parse_sizes(a);
   const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
   const Topology& t = setup.topology;
-  const std::vector<int> ranks = pick_ranks(t, a, op);
+  const std::vector<std::vector<int>> groups = pick_groups(t, a, o, op);
   const CollectiveModel& model = setup.model();
+  // Every group at once (they load shared links together); the table shows the slowest.
+  const auto price = [&](double size, const CollectiveOptions& with) {
+    return model.prepare(op, groups, with).slowest(size);
+  };
   report::CollectiveReport r;
   r.op = op;
   r.topology = t.name;
   r.dtype = std::string(to_string(dtype));
   r.element_bytes = o.element_bytes;
   std::set<int> nodes;
-  for (int d : ranks) r.ranks.push_back(t.device(d).id), nodes.insert(t.device(d).node);
+  for (const auto& g : groups) {
+    r.groups.emplace_back();
+    for (int d : g) r.groups.back().push_back(t.device(d).id), nodes.insert(t.device(d).node);
+  }
+  r.ranks = r.groups.front();
+  if (groups.size() == 1) r.groups.clear();
   r.nodes = static_cast<int>(nodes.size());
-  for (double s : sizes) r.results.push_back(model.cost(op, ranks, s, o));
+  if (op == CollOp::SendRecv) r.pattern = o.send_recv == SendRecvPattern::Ring ? "ring" : "pair";
+  for (double s : sizes) r.results.push_back(price(s, o));
   // --algo all: every (algorithm, protocol) that can run this op on these ranks, per size.
   std::vector<report::CollectiveSeries> series;
   if (!all) series.emplace_back(a.algo + "/" + a.proto, r.results);
@@ -207,7 +236,7 @@ int run(const CollectiveArgs& a) {
       fixed.protocol = p;
       std::vector<CollectiveCost> costs;
       try {
-        for (double s : sizes) costs.push_back(model.cost(op, ranks, s, fixed));
+        for (double s : sizes) costs.push_back(price(s, fixed));
       } catch (const Error&) {
         continue;  // not available for this op/topology (NVLS without NVSwitch, ...)
       }
@@ -219,9 +248,10 @@ int run(const CollectiveArgs& a) {
       for (const report::CollectiveSeries& x : series) r.alternatives.push_back(x.second[i]);
   report::print_collective(std::cout, r, a.json);
   if (!a.chart.empty()) {
-    report::write_collective_chart(std::string(to_string(op)) + " on " + t.name + ", " +
-                                       std::to_string(ranks.size()) + " GPUs",
-                                   series, a.chart);
+    const std::string each = groups.size() > 1 ? " GPUs each" : " GPUs";
+    report::write_collective_chart(
+        std::string(to_string(op)) + " on " + t.name + ", " + std::to_string(r.ranks.size()) + each,
+        series, a.chart);
   }
   return 0;
 }
@@ -236,7 +266,8 @@ void add_collective_command(CLI::App& app, Action& action) {
   add_example(*sub, "topoplan collective all-reduce --topology hgx-h100-8 --sweep 8:8G:2");
   sub->add_option("OP", args->op,
                   "all-reduce | all-gather | reduce-scatter | broadcast | reduce | all-to-all | "
-                  "send-recv")
+                  "send-recv | gather | scatter | hypercube, or nccl-tests' names "
+                  "(all_reduce_perf, sendrecv_perf, ...)")
       ->required();
   sub->add_option("--topology", args->topo.topology, "built-in topology name or JSON file")
       ->required();
@@ -245,7 +276,13 @@ void add_collective_command(CLI::App& app, Action& action) {
       ->check(positive_count());
   sub->add_option("--ranks", args->ranks,
                   "GPUs in rank order: indices, ranges, device ids or bracket ranges, e.g. 0-3, "
-                  "n0/gpu0,n1/gpu0 or n[0-3]/gpu0");
+                  "n0/gpu0,n1/gpu0 or n[0-3]/gpu0. Repeat for several groups running at once "
+                  "(--ranks 0-3 --ranks 4-7): they share links, the slowest is shown")
+      ->allow_extra_args(false);
+  sub->add_option("--pattern", args->pattern,
+                  "send-recv: ring (default, like nccl-tests sendrecv_perf: every rank sends to "
+                  "the next and receives from the previous at once) | pair (the first rank "
+                  "sends to the second; without --ranks the first and last GPU)");
   sub->add_option("--size", args->size, "message size, e.g. 512MiB, 8G, 1e6 (nccl-tests sizes)");
   sub->add_option("--sweep", args->sweep, "MIN:MAX[:FACTOR] size sweep (factor 2 by default)");
   sub->add_option("--algo", args->algo,
@@ -255,7 +292,8 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("--chart", args->chart, "busbw and time vs size chart (.svg, .png, .pdf)");
   sub->add_option("--proto", args->proto, "auto | LL | LL128 | Simple");
   sub->add_option("--dtype", args->dtype, "element type for the count column (default fp32)");
-  sub->add_option("--root", args->root, "root rank of broadcast / reduce (default 0)");
+  sub->add_option("--root", args->root,
+                  "root rank of broadcast / reduce / gather / scatter (default 0)");
   sub->add_flag("--no-nvls", args->no_nvls, "disable NVLS / NVLSTree (NCCL_NVLS_ENABLE=0)");
   sub->add_flag("--sharp", args->sharp, "the fabric offers in-network reduction (enables CollNet)");
   sub->add_flag("--json", args->json, "JSON output with stable keys");

@@ -1,12 +1,17 @@
 // calibrate_comm: fit time = latency + size / bandwidth per (operation, algorithm, protocol)
 // regime of nccl-tests logs, and move the constants the model used for that regime by the ratio
 // of measured to modelled per-byte time and the difference of intercepts (docs/calibration.md).
+// Each move is kept only if the fitted rows' error does not grow with it; every 4th size is held
+// out of the fit to show the error on sizes it did not see.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <set>
 
 #include "topoplan/error.hpp"
 #include "topoplan/nccl_tests.hpp"
+#include "topoplan/route.hpp"
 
 namespace topoplan {
 namespace {
@@ -104,54 +109,179 @@ RegimeFit fit_regime(const std::vector<ValidationRow>& rows) {
   return f;
 }
 
-}  // namespace
+// A proposed constant: apply() moves it in a calibration and returns (old, new) value.
+struct Candidate {
+  std::string constant;
+  std::function<std::pair<double, double>(CommCalibration&)> apply;
+};
 
-CommCalibration calibrate_comm(const CollectiveModel& model, const std::vector<NcclTestsLog>& logs,
-                               const CollectiveOptions& options) {
+// Every 4th distinct size of a log (sorted; the 4th, 8th, ...) when it has 4 or more.
+std::set<double> held_out_sizes(const NcclTestsLog& log) {
+  std::set<double> sizes;
+  for (const CollectiveMeasurement& m : log.rows)
+    if (!m.in_place) sizes.insert(m.size_bytes);
+  std::set<double> held;
+  if (sizes.size() < 4) return held;
+  int i = 0;
+  for (double s : sizes)
+    if (++i % 4 == 0) held.insert(s);
+  return held;
+}
+
+// Every out-of-place row of every log priced with calibration `c` on `base` (validate_log order).
+std::vector<ValidationRow> price_logs(const Topology& base, const CommCalibration& c,
+                                      const std::vector<NcclTestsLog>& logs,
+                                      const CollectiveOptions& o) {
+  const Topology t = with_link_efficiency(base, c.link_efficiency);
+  const Router r(t);
+  const CollectiveModel m(r, c.tuning);
+  std::vector<ValidationRow> rows;
+  for (const NcclTestsLog& log : logs) {
+    const auto x = validate_log(m, log, o);
+    rows.insert(rows.end(), x.begin(), x.end());
+  }
+  return rows;
+}
+
+std::vector<ValidationRow> pick(const std::vector<ValidationRow>& rows,
+                                const std::vector<bool>& held, bool want_held) {
+  std::vector<ValidationRow> out;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (held[i] == want_held) out.push_back(rows[i]);
+  return out;
+}
+
+double link_type_efficiency(const Topology& t, const CommCalibration& c, const std::string& type) {
+  for (const auto& [k, e] : c.link_efficiency)
+    if (k == type) return e;
+  for (std::size_t i = 0; i < t.link_count(); ++i)
+    if (t.link(static_cast<int>(i)).type == type) return t.link(static_cast<int>(i)).efficiency;
+  return 1;
+}
+
+// A multiplicative move of the constant a regime's bandwidth depends on, clamped to (0, 1].
+Candidate factor_candidate(const Topology& t, const std::string& constant, double factor) {
+  auto scale = [factor](double& v) {
+    const double old = v;
+    v = std::clamp(v * factor, 0.01, 1.0);
+    return std::pair{old, v};
+  };
+  if (constant.rfind("link_efficiency/", 0) == 0)
+    return {constant, [&t, constant, factor](CommCalibration& c) {
+              const std::string type = constant.substr(16);
+              const double old = link_type_efficiency(t, c, type);
+              const double now = std::clamp(old * factor, 0.01, 1.0);
+              c.link_efficiency.erase(
+                  std::remove_if(c.link_efficiency.begin(), c.link_efficiency.end(),
+                                 [&](const auto& x) { return x.first == type; }),
+                  c.link_efficiency.end());
+              c.link_efficiency.emplace_back(type, now);
+              return std::pair{old, now};
+            }};
+  if (constant.rfind("nvls_efficiency", 0) == 0) {
+    const int arch = std::stoi(constant.substr(15));
+    return {"nvls_efficiency/" + std::to_string(arch),
+            [scale, arch](CommCalibration& c) { return scale(c.tuning.nvls_efficiency[arch]); }};
+  }
+  if (constant == "ll_factor")
+    return {constant, [scale](CommCalibration& c) { return scale(c.tuning.ll_bw_factor); }};
+  return {constant, [scale](CommCalibration& c) { return scale(c.tuning.ll128_bw_factor); }};
+}
+
+// A freed intercept moves the regime's latency cell by the difference, never below 0. NVLS
+// replaces the base latency with the intra-node hardware term (tuning.cc).
+Candidate latency_candidate(const RegimeFit& f) {
+  const int a = algo_row(f.algorithm), p = proto_col(f.protocol);
+  const bool nvls = f.algorithm == Algorithm::Nvls;
+  const double delta = f.latency_us - f.model_latency_us;
+  const std::string name = std::string(nvls ? "hw_latency_us/nvlink/" : "base_latency_us/") +
+                           std::string(to_string(f.algorithm)) + "/" +
+                           std::string(to_string(f.protocol));
+  return {name, [a, p, nvls, delta](CommCalibration& c) {
+            double& cell = nvls ? c.tuning.hw_latency_us[0][a][p] : c.tuning.base_latency_us[a][p];
+            const double old = cell;
+            cell = std::max(0.0, cell + delta);
+            return std::pair{old, cell};
+          }};
+}
+
+// Fits every regime of the logs' fitted rows; the proposed moves, bandwidth constants first.
+std::vector<Candidate> propose(const CollectiveModel& model, const std::vector<NcclTestsLog>& logs,
+                               const CollectiveOptions& options, CommCalibration& out) {
   const Topology& t = model.router().topology();
-  CommCalibration out;
-  out.tuning = model.tuning();
   std::map<std::string, std::pair<double, double>> weighted;  // constant → (Σ w log f, Σ w)
+  std::vector<Candidate> latency;
   for (const NcclTestsLog& log : logs) {
     const int arch = arch_of(t, log_group(t, log).front());
+    const std::set<double> held = held_out_sizes(log);
     std::map<std::pair<int, int>, std::vector<ValidationRow>> regimes;
     for (const ValidationRow& r : validate_log(model, log, options))
-      regimes[{static_cast<int>(r.algorithm), static_cast<int>(r.protocol)}].push_back(r);
+      if (!held.count(r.size_bytes))
+        regimes[{static_cast<int>(r.algorithm), static_cast<int>(r.protocol)}].push_back(r);
     for (const auto& [key, rows] : regimes) {
       RegimeFit f = fit_regime(rows);
       auto& [sum, w] = weighted[f.constant == "nvls_efficiency" ? f.constant + std::to_string(arch)
                                                                 : f.constant];
       sum += f.rows * std::log(f.factor);
       w += f.rows;
-      const int a = algo_row(f.algorithm), p = proto_col(f.protocol);
-      if (f.latency_fitted && a >= 0) {
-        // NVLS replaces the base latency with the intra-node hardware term (tuning.cc).
-        const double delta = f.latency_us - f.model_latency_us;
-        double& cell = f.algorithm == Algorithm::Nvls ? out.tuning.hw_latency_us[0][a][p]
-                                                      : out.tuning.base_latency_us[a][p];
-        cell = std::max(0.0, cell + delta);
-      }
+      if (f.latency_fitted && algo_row(f.algorithm) >= 0) latency.push_back(latency_candidate(f));
       out.fits.push_back(f);
     }
   }
-  for (const auto& [constant, sw] : weighted) {
-    const double factor = std::exp(sw.first / sw.second);  // row-weighted geometric mean
-    if (constant.rfind("link_efficiency/", 0) == 0) {
-      const std::string type = constant.substr(16);
-      double eff = 1;
-      for (std::size_t i = 0; i < t.link_count(); ++i)
-        if (t.link(static_cast<int>(i)).type == type) eff = t.link(static_cast<int>(i)).efficiency;
-      out.link_efficiency.emplace_back(type, std::clamp(eff * factor, 0.01, 1.0));
-    } else if (constant.rfind("nvls_efficiency", 0) == 0) {
-      double& e = out.tuning.nvls_efficiency[std::stoi(constant.substr(15))];
-      e = std::clamp(e * factor, 0.01, 1.0);
-    } else if (constant == "ll_factor") {
-      out.tuning.ll_bw_factor = std::clamp(out.tuning.ll_bw_factor * factor, 0.01, 1.0);
-    } else if (constant == "ll128_factor") {
-      out.tuning.ll128_bw_factor = std::clamp(out.tuning.ll128_bw_factor * factor, 0.01, 1.0);
-    }
+  std::vector<Candidate> all;
+  for (const auto& [constant, sw] : weighted)  // row-weighted geometric mean
+    all.push_back(factor_candidate(t, constant, std::exp(sw.first / sw.second)));
+  all.insert(all.end(), latency.begin(), latency.end());
+  return all;
+}
+
+}  // namespace
+
+CommCalibration calibrate_comm(const CollectiveModel& model, const std::vector<NcclTestsLog>& logs,
+                               const CollectiveOptions& options) {
+  const Topology& t = model.router().topology();
+  CommCalibration cur;
+  cur.tuning = model.tuning();
+  const std::vector<Candidate> candidates = propose(model, logs, options, cur);
+  std::vector<bool> held;
+  for (const NcclTestsLog& log : logs) {
+    const std::set<double> sizes = held_out_sizes(log);
+    for (const CollectiveMeasurement& m : log.rows)
+      if (!m.in_place) held.push_back(sizes.count(m.size_bytes) > 0);
   }
-  return out;
+  const std::vector<ValidationRow> before = price_logs(t, cur, logs, options);
+  std::vector<ValidationRow> now = before;
+  ErrorSummary fitted = summarize_errors(pick(now, held, false));
+  // Greedy: a move is kept when neither the worst nor the median |error| of the fitted rows
+  // grows (a raised ring latency that tips the choice to tree/LL and worsens the worst row is
+  // refused; issue 28).
+  for (const Candidate& c : candidates) {
+    CommCalibration trial = cur;
+    const auto [old_value, new_value] = c.apply(trial);
+    const std::vector<ValidationRow> rows = price_logs(t, trial, logs, options);
+    const ErrorSummary s = summarize_errors(pick(rows, held, false));
+    const double slack = 1e-9;
+    CalibrationChange ch{c.constant,       old_value,   new_value,         false,
+                         fitted.worst_abs, s.worst_abs, fitted.median_abs, s.median_abs};
+    ch.accepted =
+        s.worst_abs <= fitted.worst_abs + slack && s.median_abs <= fitted.median_abs + slack;
+    if (ch.accepted) {
+      cur = std::move(trial);
+      now = rows;
+      fitted = s;
+    }
+    cur.changes.push_back(ch);
+  }
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const ValidationRow &b = before[i], &a = now[i];
+    cur.check.push_back({b.source, b.line, b.size_bytes, held[i], b.measured_us, b.predicted_us,
+                         a.predicted_us, b.algorithm, a.algorithm, b.protocol, a.protocol});
+  }
+  cur.fitted_before = summarize_errors(pick(before, held, false));
+  cur.fitted_after = fitted;
+  cur.held_out_before = summarize_errors(pick(before, held, true));
+  cur.held_out_after = summarize_errors(pick(now, held, true));
+  return cur;
 }
 
 }  // namespace topoplan

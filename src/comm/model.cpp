@@ -63,7 +63,9 @@ std::vector<Flow> flows_for(const Router& r, Algorithm a, CollOp op, const Group
 // send/recv pair (everything from rank 0 to rank 1).
 TrafficMatrix unit_matrix(CollOp op, std::size_t n) {
   if (op == CollOp::SendRecv) {
-    if (n != 2) throw InputError("send-recv needs exactly two ranks (source, destination)");
+    if (n != 2)
+      throw InputError(
+          "send-recv needs exactly two ranks (source, destination), or the ring pattern");
     return {{0, 1}, {0, 0}};
   }
   return TrafficMatrix(n, std::vector<double>(n, 1.0 / static_cast<double>(n)));
@@ -326,7 +328,10 @@ std::vector<CollectiveCost> CollectiveModel::cost_concurrent(
 CollectiveCost CollectiveModel::cost_uncached(CollOp op, const std::vector<int>& gpus,
                                               double size_bytes,
                                               const CollectiveOptions& options) const {
-  if (op == CollOp::AllToAll || op == CollOp::SendRecv) return cost(op, gpus, size_bytes, options);
+  // Point-to-point kinds have no closed form or cache to bypass.
+  if (op == CollOp::AllToAll || op == CollOp::SendRecv || op == CollOp::Gather ||
+      op == CollOp::Scatter || op == CollOp::Hypercube)
+    return cost(op, gpus, size_bytes, options);
   Impl::Pattern p = impl_->make_pattern({gpus});
   return impl_->price(p, op, size_bytes, options, false).front();
 }

@@ -24,7 +24,7 @@ std::string fold(std::string_view text) {
 }
 
 // Table order is the order "did you mean" lists known names in.
-constexpr std::array<NameEntry<CollOp>, 7> kCollOpNames{{
+constexpr std::array<NameEntry<CollOp>, 10> kCollOpNames{{
     {CollOp::AllReduce, "all-reduce"},
     {CollOp::AllGather, "all-gather"},
     {CollOp::ReduceScatter, "reduce-scatter"},
@@ -32,9 +32,12 @@ constexpr std::array<NameEntry<CollOp>, 7> kCollOpNames{{
     {CollOp::Reduce, "reduce"},
     {CollOp::AllToAll, "all-to-all"},
     {CollOp::SendRecv, "send-recv"},
+    {CollOp::Gather, "gather"},
+    {CollOp::Scatter, "scatter"},
+    {CollOp::Hypercube, "hypercube"},
 }};
 static_assert(names_every_value(kCollOpNames) &&
-              kCollOpNames.size() == static_cast<std::size_t>(CollOp::SendRecv) + 1);
+              kCollOpNames.size() == static_cast<std::size_t>(CollOp::Hypercube) + 1);
 
 constexpr std::array<NameEntry<Algorithm>, 7> kAlgorithmNames{{
     {Algorithm::Auto, "auto"},
@@ -104,13 +107,23 @@ double busbw_factor(CollOp op, int ranks) {
     case CollOp::AllGather:
     case CollOp::ReduceScatter:
     case CollOp::AllToAll:
+    case CollOp::Gather:  // GatherGetBw, ScatterGetBw
+    case CollOp::Scatter:
       return n > 1 ? (n - 1) / n : 0.0;
     case CollOp::Broadcast:
     case CollOp::Reduce:
     case CollOp::SendRecv:
+    case CollOp::Hypercube:  // HyperCubeGetBw: factor 1 on its own algbw
       return 1.0;
   }
   return 1.0;
+}
+
+// nccl-tests src/hypercube.cu HyperCubeGetBw: baseBw = count × typesize × (nranks − 1) / sec,
+// where count × typesize is one rank's share, size / n.
+double algbw_bytes_factor(CollOp op, int ranks) {
+  if (op != CollOp::Hypercube) return 1.0;
+  return ranks > 1 ? (ranks - 1.0) / ranks : 0.0;
 }
 
 double ring_closed_form_us(CollOp op, int ranks, double size_bytes, double bw_GBps,

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "comm/model_impl.hpp"
+#include "comm/pair_rounds.hpp"
 #include "topoplan/error.hpp"
 
 namespace topoplan {
@@ -29,6 +30,12 @@ PreparedCollective CollectiveModel::prepare_set(CollOp op,
                                                 const std::vector<std::vector<int>>& groups,
                                                 const CollectiveOptions& options, int tag) const {
   if (groups.empty()) throw InputError("collective: no groups given");
+  if (comm::is_pair_rounds(op, options)) {
+    PreparedCollective out = make_prepared(nullptr, op, options);
+    out.rounds_ = std::make_shared<const comm::PairRounds>(
+        comm::prepare_rounds(*this, op, groups, options, tag == 1));
+    return out;
+  }
   if (is_direct(op)) {
     auto p = impl_->cached_ptr(op, 0, groups, tag);
     impl_->add_uniform_direct(*p, op);
@@ -52,7 +59,8 @@ PreparedCollective CollectiveModel::prepare_independent(CollOp op,
                                                         const CollectiveOptions& options) const {
   const bool pairs = std::all_of(groups.begin(), groups.end(),
                                  [](const auto& g) { return g.size() == 2 && g[0] != g[1]; });
-  if (op != CollOp::SendRecv || groups.empty() || !pairs || !impl_->servers_alike())
+  if (op != CollOp::SendRecv || options.send_recv != SendRecvPattern::Pair || groups.empty() ||
+      !pairs || !impl_->servers_alike())
     return prepare_set(op, groups, options, 1);
   std::vector<std::pair<int, int>> p;
   p.reserve(groups.size());
@@ -65,7 +73,8 @@ PreparedCollective CollectiveModel::prepare_pairs(CollOp op,
                                                   const CollectiveOptions& options) const {
   const bool distinct =
       std::all_of(pairs.begin(), pairs.end(), [](const auto& q) { return q.first != q.second; });
-  if (op != CollOp::SendRecv || pairs.empty() || !distinct || !impl_->servers_alike()) {
+  if (op != CollOp::SendRecv || options.send_recv != SendRecvPattern::Pair || pairs.empty() ||
+      !distinct || !impl_->servers_alike()) {
     std::vector<std::vector<int>> groups;
     for (const auto& q : pairs) groups.push_back({q.first, q.second});
     return prepare_set(op, groups, options, 1);
@@ -113,6 +122,11 @@ PreparedCollective CollectiveModel::prepare_all_to_all(const std::vector<std::ve
 }
 
 CollectiveCost PreparedCollective::slowest(double size_bytes) const {
+  if (rounds_) {
+    const std::vector<CollectiveCost> all = each(size_bytes);
+    return *std::max_element(all.begin(), all.end(),
+                             [](const auto& a, const auto& b) { return a.time_us < b.time_us; });
+  }
   if (!pattern_) throw InputError("collective: prepared set is empty");
   const CollectiveModel::Impl& m = *model_->impl_;
   comm::PreparedPattern& p = *pattern_;
@@ -128,6 +142,7 @@ CollectiveCost PreparedCollective::slowest(double size_bytes) const {
 }
 
 std::vector<CollectiveCost> PreparedCollective::each(double size_bytes) const {
+  if (rounds_) return comm::price_rounds(*rounds_, op_, size_bytes);
   if (!pattern_) throw InputError("collective: prepared set is empty");
   const CollectiveModel::Impl& m = *model_->impl_;
   comm::PreparedPattern& p = *pattern_;
@@ -142,11 +157,19 @@ std::vector<CollectiveCost> PreparedCollective::each(double size_bytes) const {
 }
 
 int PreparedCollective::groups() const {
+  if (rounds_) return static_cast<int>(rounds_->ranks.size());
   if (!expand_.empty()) return static_cast<int>(expand_.size());
   return pattern_ ? static_cast<int>(pattern_->groups.size()) : 0;
 }
 
 int PreparedCollective::classes(double size_bytes) const {
+  if (rounds_) {  // the most of any round's sets
+    int most = 0;
+    for (const comm::PairRound& r : rounds_->rounds)
+      for (const PreparedCollective& s : r.sets)
+        most = std::max(most, s.classes(size_bytes * r.share));
+    return most;
+  }
   if (!pattern_) return 0;
   const CollectiveModel::Impl& m = *model_->impl_;
   comm::PreparedPattern& p = *pattern_;

@@ -23,10 +23,12 @@ std::vector<int> log_group(const Topology& t, const NcclTestsLog& log) {
 std::vector<ValidationRow> validate_log(const CollectiveModel& model, const NcclTestsLog& log,
                                         const CollectiveOptions& options, bool in_place) {
   const std::vector<int> group = log_group(model.router().topology(), log);
+  CollectiveOptions o = options;
+  if (log.op == CollOp::SendRecv) o.send_recv = SendRecvPattern::Ring;  // what sendrecv_perf runs
   std::vector<ValidationRow> out;
   for (const CollectiveMeasurement& m : log.rows) {
     if (m.in_place != in_place) continue;
-    const CollectiveCost c = model.cost(log.op, group, m.size_bytes, options);
+    const CollectiveCost c = model.cost(log.op, group, m.size_bytes, o);
     ValidationRow r;
     r.op = log.op;
     r.size_bytes = m.size_bytes;

@@ -30,6 +30,48 @@ void require_finite(const ordered_json& j, const std::string& pointer) {
   if (j.is_object())
     for (const auto& [key, value] : j.items()) require_finite(value, pointer + "/" + key);
 }
+
+ordered_json summary(const ErrorSummary& s) {
+  return {{"rows", s.rows},
+          {"median_abs_rel_error", s.median_abs},
+          {"worst_rel_error", s.worst_signed}};
+}
+
+std::string algo_proto(Algorithm a, Protocol p) {
+  return std::string(to_string(a)) + "/" + std::string(to_string(p));
+}
+
+// What calibrate kept and the error per row before and after (docs/calibration.md).
+void add_check(ordered_json& doc, const CommCalibration& c) {
+  ordered_json changes = ordered_json::array();
+  for (const CalibrationChange& x : c.changes)
+    changes.push_back({{"constant", x.constant},
+                       {"before", x.before},
+                       {"after", x.after},
+                       {"accepted", x.accepted},
+                       {"fitted_worst_abs_before", x.worst_before},
+                       {"fitted_worst_abs_after", x.worst_after},
+                       {"fitted_median_abs_before", x.median_before},
+                       {"fitted_median_abs_after", x.median_after}});
+  doc["changes"] = changes;
+  ordered_json check = ordered_json::array();
+  for (const CalibrationCheck& r : c.check)
+    check.push_back({{"log", r.source},
+                     {"line", r.line},
+                     {"size_bytes", r.size_bytes},
+                     {"held_out", r.held_out},
+                     {"measured_us", r.measured_us},
+                     {"before_us", r.before_us},
+                     {"after_us", r.after_us},
+                     {"before_rel_error", (r.before_us - r.measured_us) / r.measured_us},
+                     {"after_rel_error", (r.after_us - r.measured_us) / r.measured_us},
+                     {"before", algo_proto(r.before_algorithm, r.before_protocol)},
+                     {"after", algo_proto(r.after_algorithm, r.after_protocol)}});
+  doc["check"] = check;
+  doc["summary"] = {
+      {"fitted", {{"before", summary(c.fitted_before)}, {"after", summary(c.fitted_after)}}},
+      {"held_out", {{"before", summary(c.held_out_before)}, {"after", summary(c.held_out_after)}}}};
+}
 }  // namespace
 
 std::string write_comm_calibration(const CommCalibration& c, const std::string& provenance) {
@@ -68,6 +110,7 @@ std::string write_comm_calibration(const CommCalibration& c, const std::string& 
                     {"factor", f.factor}});
   }
   doc["fits"] = fits;
+  add_check(doc, c);
   require_finite(doc, "");
   std::string text = doc.dump(1) + "\n";
   // What --calibration will read back, checked by the same reader (ranges included) before the

@@ -229,6 +229,14 @@ std::string to_string(const Strategy& s) {
   return r;
 }
 
+std::string label(const Strategy& s, bool moe) {
+  std::string r = to_string(s);
+  if (!moe || s.ep > 1) return r;
+  const std::size_t adp = r.find(" adp");
+  r.insert(adp == std::string::npos ? r.size() : adp, " ep" + std::to_string(s.ep));
+  return r;
+}
+
 LayerTraffic layer_traffic(const ModelSpec& m, LayerType t, const Strategy& s, double tokens,
                            MoeComm comm) {
   LayerComm c = layer_comm(m, t);

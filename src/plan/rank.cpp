@@ -67,7 +67,7 @@ TimeBreakdown compared(const PlanResult& p, PlanMode mode, double tokens_per_ste
 }
 
 std::string explain(const PlanResult& best, const PlanResult& next, PlanMode mode,
-                    double tokens_per_step) {
+                    double tokens_per_step, bool moe) {
   TimeBreakdown a = compared(best, mode, tokens_per_step),
                 b = compared(next, mode, tokens_per_step);
   auto ta = terms(a), tb = terms(b);
@@ -82,12 +82,12 @@ std::string explain(const PlanResult& best, const PlanResult& next, PlanMode mod
   const char* metric = mode == PlanMode::Serve    ? " in output tokens/s per GPU"
                        : mode == PlanMode::Decode ? " in TPOT"
                                                   : " in TTFT";
-  std::string s = to_string(best.strategy);
+  std::string s = label(best.strategy, moe);
   // Within half a percent the order is the enumeration's, not a win: say it is a tie.
   if (ratio < 1.005)
-    s += " ties with the runner-up " + to_string(next.strategy) + metric + " (within 0.5%)";
+    s += " ties with the runner-up " + label(next.strategy, moe) + metric + " (within 0.5%)";
   else
-    s += " beats the runner-up " + to_string(next.strategy) + " by " + num("%.2f", ratio) + "x" +
+    s += " beats the runner-up " + label(next.strategy, moe) + " by " + num("%.2f", ratio) + "x" +
          metric;
   s += ". The biggest difference is " + ta[k].first + ": " + num("%.1f", ta[k].second) + " vs " +
        num("%.1f", tb[k].second) + unit + ".";
@@ -143,8 +143,8 @@ void explain_no_fit(PlanOutput& out, const ModelSpec& model) {
 
 void explain_limits(PlanOutput& out, const PlanRequest& r, const ModelSpec& model) {
   const PlanResult& b = out.plans.front();
-  std::string s = "No plan meets the limits: the best, " + to_string(b.strategy) + " at batch " +
-                  num("%.0f", b.batch) + ", runs";
+  std::string s = "No plan meets the limits: the best, " + label(b.strategy, model.is_moe()) +
+                  " at batch " + num("%.0f", b.batch) + ", runs";
   if (r.tpot_max_ms > 0)
     s += " TPOT " + num("%.2f", b.tpot_ms) + " ms (limit " + num("%g", r.tpot_max_ms) + ")";
   if (r.ttft_max_ms > 0)
@@ -178,6 +178,7 @@ PlanOutput Planner::Impl::run() const {
   const Impl& x = *this;
   PlanOutput out;
   out.model = x.model.name;
+  out.moe = x.model.is_moe();
   out.topology = x.router->topology().name;
   out.gpu = x.gpu.name;
   out.gpus = x.gpus;
@@ -232,7 +233,8 @@ PlanOutput Planner::Impl::run() const {
     out.plans[i].placement = pl.ranks;
   }
   if (out.plans.size() > 1 && out.plans[1].fits)
-    out.explanation = explain(best, out.plans[1], x.req.mode, x.req.tokens_per_step());
+    out.explanation =
+        explain(best, out.plans[1], x.req.mode, x.req.tokens_per_step(), x.model.is_moe());
   PlacementOrder bad =
       x.req.order == PlacementOrder::DpPpTp ? PlacementOrder::TpPpDp : PlacementOrder::DpPpTp;
   out.bad_order = std::string(to_string(bad));

@@ -68,7 +68,7 @@ void write_pareto_chart(const PlanOutput& out, const std::string& path) {
   if (!out.plans.empty() && out.plans.front().fits) {
     const PlanResult& best = out.plans.front();
     p.marks.emplace_back(best.tokens_per_s_per_user, best.tokens_per_s_per_gpu);
-    p.mark_label = "chosen: " + to_string(best.strategy);
+    p.mark_label = "chosen: " + label(best.strategy, out.moe);
   }
   write_chart({p}, path);
 }

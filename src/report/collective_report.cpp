@@ -51,8 +51,10 @@ void print_json(std::ostream& os, const CollectiveReport& r) {
       {"devices", r.ranks},
       {"nodes", r.nodes},
       {"dtype", r.dtype},
-      {"busbw_factor", json_number(busbw_factor(r.op, static_cast<int>(r.ranks.size())))},
-      {"results", results}};
+      {"busbw_factor", json_number(busbw_factor(r.op, static_cast<int>(r.ranks.size())))}};
+  if (!r.pattern.empty()) j["pattern"] = r.pattern;
+  if (!r.groups.empty()) j["groups"] = r.groups;
+  j["results"] = results;
   if (!r.alternatives.empty()) {
     ordered_json alt = ordered_json::array();
     for (const CollectiveCost& c : r.alternatives)
@@ -69,8 +71,18 @@ void print_json(std::ostream& os, const CollectiveReport& r) {
 
 void print_collective(std::ostream& os, const CollectiveReport& r, bool json) {
   if (json) return print_json(os, r);
-  os << "# " << to_string(r.op) << " on " << r.topology << ": " << r.ranks.size() << " ranks, "
-     << r.nodes << (r.nodes == 1 ? " server" : " servers") << " (predicted, nccl-tests units)\n";
+  os << "# " << to_string(r.op);
+  if (!r.pattern.empty()) os << " (" << r.pattern << ")";
+  os << " on " << r.topology << ": ";
+  if (!r.groups.empty()) os << r.groups.size() << " groups at once of ";
+  os << r.ranks.size() << " ranks, " << r.nodes << (r.nodes == 1 ? " server" : " servers")
+     << " (predicted, nccl-tests units"
+     << (r.groups.empty() ? "" : "; the slowest group, sharing links with the others") << ")\n";
+  for (std::size_t g = 0; g < r.groups.size(); ++g) {
+    os << "#   group " << g + 1 << ":";
+    for (std::size_t i = 0; i < r.groups[g].size(); ++i) os << (i ? "," : " ") << r.groups[g][i];
+    os << "\n";
+  }
   Table t({"size", "count", "type", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algo/proto",
            "bottleneck"},
           {Align::Right, Align::Right, Align::Left, Align::Right, Align::Right, Align::Right,

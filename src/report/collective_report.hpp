@@ -1,6 +1,7 @@
 // Output of `topoplan collective`: an nccl-tests-like table by default, JSON with stable keys
 // {"op", "topology", "ranks" (count), "devices" (ids in rank order), "nodes", "dtype",
-// "busbw_factor", "results": [{"size_bytes", "count", "time_us", "latency_us", "algbw_GBps",
+// "busbw_factor", "pattern" (send-recv only), "groups" (several concurrent groups only: each
+// group's ids; ranks and devices are then the first group's), "results": [{"size_bytes", "count", "time_us", "latency_us", "algbw_GBps",
 // "busbw_GBps", "algorithm", "protocol", "channels", "bottleneck": {"from", "to", "type", "kind",
 // "load_bytes", "achieved_GBps", "utilisation"} or null}]}, and with --algo all
 // "alternatives": [{"size_bytes", "algorithm", "protocol", "time_us", "busbw_GBps"}]

@@ -32,11 +32,11 @@ std::string ranked_table(const PlanOutput& out) {
   for (const PlanResult& p : out.plans) {
     if (!p.fits || shown >= out.request.top) continue;
     ++shown;
-    rows.push_back({std::to_string(shown), to_string(p.strategy), p.meets_limits ? "yes" : "no",
-                    format_GiB(p.memory.used_bytes()), fmt("%.0f", p.max_batch),
-                    fmt("%.0f", p.batch), fmt("%.1f", p.ttft_ms), fmt("%.2f", p.tpot_ms),
-                    fmt("%.0f", p.tokens_per_s), fmt("%.1f", p.tokens_per_s_per_gpu),
-                    fmt("%.1f", p.tokens_per_s_per_user)});
+    rows.push_back({std::to_string(shown), label(p.strategy, out.moe),
+                    p.meets_limits ? "yes" : "no", format_GiB(p.memory.used_bytes()),
+                    fmt("%.0f", p.max_batch), fmt("%.0f", p.batch), fmt("%.1f", p.ttft_ms),
+                    fmt("%.2f", p.tpot_ms), fmt("%.0f", p.tokens_per_s),
+                    fmt("%.1f", p.tokens_per_s_per_gpu), fmt("%.1f", p.tokens_per_s_per_user)});
   }
   return html_table({"#", "strategy", "within limits", "mem/GPU", "max batch", "batch", "TTFT ms",
                      "TPOT ms", "tok/s", "tok/s/GPU", "tok/s/user"},

@@ -286,7 +286,7 @@ void print_ranking(std::ostream& os, const PlanOutput& o) {
     }
     if (shown >= o.request.top) continue;
     ++shown;
-    t.add_row({std::to_string(shown), to_string(p.strategy), p.meets_limits ? "yes" : "limits",
+    t.add_row({std::to_string(shown), label(p.strategy, o.moe), p.meets_limits ? "yes" : "limits",
                gbytes(p.memory.used_bytes()), batch_text(p.max_batch), batch_text(p.batch),
                fmt("%.1f", p.ttft_ms), fmt("%.2f", p.tpot_ms), count_text(p.tokens_per_s),
                fmt("%.1f", p.tokens_per_s_per_gpu), fmt("%.1f", p.tokens_per_s_per_user)});
@@ -300,7 +300,7 @@ void print_ranking(std::ostream& os, const PlanOutput& o) {
     os << count_of(infeasible, "strategy does", "strategies do") << " not fit, e.g.:\n";
     int n = 0;
     for (const PlanResult& p : o.plans)
-      if (!p.fits && n++ < 3) os << "  " << to_string(p.strategy) << ": " << p.reason << "\n";
+      if (!p.fits && n++ < 3) os << "  " << label(p.strategy, o.moe) << ": " << p.reason << "\n";
   }
 }
 
@@ -323,6 +323,11 @@ void print_breakdowns(std::ostream& os, const PlanResult& p) {
   }
   t.add_row({"total", fmt("%.1f", dt), "100%", fmt("%.1f", ft), "100%"});
   t.print(os, "  ");
+  // The one term that is not GPU work: say what it is (issue 28).
+  if (p.prefill.queue_us > 0)
+    os << "  queue: the mean wait of a newly arrived prompt before its prefill starts, at the load "
+          "this plan serves (M/D/1 on the share of time the GPUs spend prefilling, plus half a "
+          "decode step in progress; docs/planner.md, TTFT)\n";
 }
 
 void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& best) {
@@ -376,7 +381,7 @@ void print_pareto(std::ostream& os, const PlanOutput& o) {
   for (std::size_t i = 0; i < o.pareto.size(); i += step) {
     const ParetoPoint& p = o.pareto[i];
     t.add_row({fmt("%.1f", p.tokens_per_s_per_user), fmt("%.1f", p.tokens_per_s_per_gpu),
-               fmt("%.2f", p.tpot_ms), to_string(p.strategy), batch_text(p.batch)});
+               fmt("%.2f", p.tpot_ms), label(p.strategy, o.moe), batch_text(p.batch)});
   }
   t.print(os, "  ");
 }
@@ -423,7 +428,7 @@ void print_plan(std::ostream& os, const PlanOutput& o) {
     return;
   }
   const PlanResult& best = o.plans.front();
-  os << "\nBest: " << to_string(best.strategy) << " at batch " << batch_text(best.batch) << "\n";
+  os << "\nBest: " << label(best.strategy, o.moe) << " at batch " << batch_text(best.batch) << "\n";
   if (o.gpus < o.topology_gpus && o.placement) print_gpus_used(os, o);
   print_memory(os, best.memory);
   // KV-starved: fewer sequences fit than the plan has GPUs (less than one per GPU), so every

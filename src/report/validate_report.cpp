@@ -95,6 +95,41 @@ void print_calibrate(std::ostream& os, const CommCalibration& c, const std::stri
                fmt("%.4f", f.factor)});
   }
   t.print(os);
+  os << "\n# each change is kept only if the fitted rows' worst and median |error| do not grow\n";
+  Table ch({"constant", "before", "after", "kept", "worst |err| fitted", "median |err| fitted"},
+           {Align::Left, Align::Right, Align::Right, Align::Left, Align::Right, Align::Right});
+  for (const CalibrationChange& x : c.changes)
+    ch.add_row(
+        {x.constant, fmt("%.4g", x.before), fmt("%.4g", x.after),
+         x.accepted ? "yes" : "no (error grows)",
+         fmt("%.1f%%", 100 * x.worst_before) + " -> " + fmt("%.1f%%", 100 * x.worst_after),
+         fmt("%.1f%%", 100 * x.median_before) + " -> " + fmt("%.1f%%", 100 * x.median_after)});
+  ch.print(os);
+  os << "\n# per size, before and after (held out: every 4th size, not fitted)\n";
+  Table r({"log", "size", "set", "measured us", "before us", "err", "after us", "err",
+           "algo/proto after"},
+          {Align::Left, Align::Right, Align::Left, Align::Right, Align::Right, Align::Right,
+           Align::Right, Align::Right, Align::Left});
+  for (const CalibrationCheck& x : c.check)
+    r.add_row({x.source, fmt("%.0f", x.size_bytes), x.held_out ? "held out" : "fitted",
+               fmt("%.2f", x.measured_us), fmt("%.2f", x.before_us),
+               fmt("%+.1f%%", 100 * (x.before_us - x.measured_us) / x.measured_us),
+               fmt("%.2f", x.after_us),
+               fmt("%+.1f%%", 100 * (x.after_us - x.measured_us) / x.measured_us),
+               std::string(to_string(x.after_algorithm)) + "/" +
+                   std::string(to_string(x.after_protocol))});
+  r.print(os);
+  const auto line = [&os](const char* what, const ErrorSummary& b, const ErrorSummary& a) {
+    os << what << " rows " << b.rows << ": median |err| " << fmt("%.1f%%", 100 * b.median_abs)
+       << " -> " << fmt("%.1f%%", 100 * a.median_abs) << ", worst "
+       << fmt("%+.1f%%", 100 * b.worst_signed) << " -> " << fmt("%+.1f%%", 100 * a.worst_signed)
+       << "\n";
+  };
+  line("fitted", c.fitted_before, c.fitted_after);
+  if (c.held_out_before.rows > 0)
+    line("held out", c.held_out_before, c.held_out_after);
+  else
+    os << "held out rows 0: fewer than 4 sizes in every log\n";
   for (const auto& [type, e] : c.link_efficiency)
     os << "link_efficiency " << type << " = " << fmt("%.4f", e) << "\n";
   if (!output.empty()) os << "wrote " << output << "\n";

@@ -72,3 +72,59 @@ topoplan_cli_test(collective_algo_all_table
 topoplan_cli_test(collective_algo_all_json
                   ARGS collective all-reduce --topology hgx-h100-8 --size 1MiB --algo all --json
                   EXPECT_STDOUT "\"alternatives\": \\[\n    {\n      \"size_bytes\": 1048576,\n      \"algorithm\": \"ring\"")
+# nccl-tests' point-to-point tests (issue 28). 8 H100s: every GPU's NVLink is 18 x 25 x 0.844
+# = 379.8 GB/s each way; a p2p round costs NCCL's Ring Simple latency 8.4 + 3.4 = 11.8 us.
+# gather of 1 GiB: 7/8 x 1073741824 B into the root / 379.8e3 B/us = 2473.73 + 11.8 = 2485.53 us,
+# algbw 1 GiB / t = 432.00, busbw x 7/8 = 378.00 (GatherGetBw). Scatter: the same out of it.
+topoplan_cli_test(collective_gather_perf
+                  ARGS collective gather_perf --topology hgx-h100-8 --size 1GiB
+                  EXPECT_STDOUT "# gather on hgx-h100-8: 8 ranks.*2485\\.53 +432\\.00 +378\\.00 +direct/Simple +nvswitch->gpu0")
+topoplan_cli_test(collective_scatter_perf
+                  ARGS collective scatter_perf --topology hgx-h100-8 --size 1GiB --root 3
+                  EXPECT_STDOUT "2485\\.53 +432\\.00 +378\\.00 +direct/Simple +gpu3->nvswitch")
+# hypercube: rounds of S/8, S/4, S/2 over every link = 2473.73 + 3 x 11.8 = 2509.13 us; algbw
+# counts what a rank receives, 7/8 S / t = 374.44, busbw the same (HyperCubeGetBw).
+topoplan_cli_test(collective_hypercube_perf
+                  ARGS collective hypercube_perf --topology hgx-h100-8 --size 1GiB
+                  EXPECT_STDOUT "2509\\.13 +374\\.44 +374\\.44 +direct/Simple")
+topoplan_cli_test(collective_hypercube_not_pow2
+                  ARGS collective hypercube --topology hgx-h100-8 --gpus 6 --size 1G EXIT 2
+                  EXPECT_STDERR "power-of-two number of ranks.*got 6")
+# send-recv follows sendrecv_perf by default: a ring over all 8 GPUs, each sending 1 GiB on its
+# own link: 1073741824 / 379.8e3 + 11.8 = 2838.92 us, algbw = busbw = 378.22.
+topoplan_cli_test(collective_sendrecv_ring_default
+                  ARGS collective sendrecv_perf --topology hgx-h100-8 --size 1GiB
+                  EXPECT_STDOUT "send-recv \\(ring\\) on hgx-h100-8: 8 ranks.*2838\\.92 +378\\.22 +378\\.22")
+# Two L40S servers: the ring n0/gpu0 -> n1/gpu0 -> n0/gpu2 -> n1/gpu2 sends two transfers out of
+# n0's one NIC (50 x 0.96 = 48 GB/s): 2e9 / 48e3 = 41666.67 + 26.1 us (p2p latency across
+# servers); the pair n0/gpu0 -> n1/gpu0 alone is PCIe-bound, 1e9 / (32 x 0.821 x 1e3) + 26.1 =
+# 38089.44 us.
+topoplan_cli_test(collective_sendrecv_ring_contention
+                  ARGS collective send-recv --topology pcie-l40s-8 --nodes 2
+                       --ranks n0/gpu0,n1/gpu0,n0/gpu2,n1/gpu2 --size 1e9 --json
+                  EXPECT_STDOUT "\"pattern\": \"ring\".*\"time_us\": 41692\\.8,\n +\"latency_us\": 26\\.1,")
+topoplan_cli_test(collective_sendrecv_pair
+                  ARGS collective send-recv --pattern pair --topology pcie-l40s-8 --nodes 2
+                       --ranks n0/gpu0,n1/gpu0 --size 1e9
+                  EXPECT_STDOUT "send-recv \\(pair\\).*38089\\.44 +26\\.25")
+topoplan_cli_test(collective_pattern_not_sendrecv
+                  ARGS collective all-reduce --topology hgx-h100-8 --pattern pair --size 1G EXIT 2
+                  EXPECT_STDERR "--pattern: only send-recv")
+# Several groups at once (repeated --ranks): two send-recv groups behind n0's one NIC share it,
+# 2e9 / 48e3 + 26.1 = 41692.77 us; a group on the other socket's NIC shares nothing and keeps
+# the PCIe-bound 38089.44 us of a group alone.
+topoplan_cli_test(collective_groups_shared_nic
+                  ARGS collective send-recv --topology pcie-l40s-8 --nodes 2
+                       --ranks n0/gpu0,n1/gpu0 --ranks n0/gpu2,n1/gpu2 --size 1e9
+                  EXPECT_STDOUT "2 groups at once of 2 ranks.*group 2: n0/gpu2,n1/gpu2\n.*41692\\.77 +23\\.98")
+topoplan_cli_test(collective_groups_disjoint
+                  ARGS collective send-recv --topology pcie-l40s-8 --nodes 2
+                       --ranks n0/gpu0,n1/gpu0 --ranks n0/gpu4,n1/gpu4 --size 1e9
+                  EXPECT_STDOUT "2 groups at once.*38089\\.44 +26\\.25")
+topoplan_cli_test(collective_groups_json
+                  ARGS collective all-reduce --topology hgx-h100-8 --ranks 0-3 --ranks 4-7
+                       --size 1GiB --json
+                  EXPECT_STDOUT "\"ranks\": 4,.*\"groups\": \\[\n    \\[\n      \"gpu0\",")
+topoplan_cli_test(collective_groups_unequal_gather
+                  ARGS collective gather --topology hgx-h100-8 --ranks 0-3 --ranks 4-6 --size 1G
+                  EXIT 2 EXPECT_STDERR "same number of ranks \\(4 and 3\\)")

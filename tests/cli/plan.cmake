@@ -180,3 +180,7 @@ topoplan_cli_test(plan_ep_slots_fewer_than_experts
 topoplan_cli_test(plan_redundant_experts_dense
                   ARGS plan --model llama-3-8b --redundant-experts 8 EXIT 2
                   EXPECT_STDERR "--redundant-experts: llama-3-8b has no routed experts")
+# The breakdown's queue term says what it is (issue 28): serve mode's TTFT includes the wait.
+topoplan_cli_test(plan_queue_term_explained
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8
+                  EXPECT_STDOUT "  queue: the mean wait of a newly arrived prompt before its prefill")

@@ -119,3 +119,15 @@ TEST_CASE("serve without an SLA says what it maximises, nothing fits says why fi
   CHECK(out.status_message.find("No plan fits") == 0);
   CHECK(out.status_message.find("--precision fp8") != std::string::npos);
 }
+
+TEST_CASE("strategy labels of a MoE model always say ep, a dense model's only above ep1") {
+  using topoplan::test::strat;
+  CHECK(label(strat(8, 1, 1, 1), true) == "tp8 pp1 dp1 ep1");
+  CHECK(label(strat(8, 1, 1, 1, true), true) == "tp8 pp1 dp1 ep1 adp");
+  CHECK(label(strat(8, 1, 1, 8), true) == "tp8 pp1 dp1 ep8");
+  CHECK(label(strat(8, 1, 1, 1), false) == "tp8 pp1 dp1");
+  Machine h100("hgx-h100-8");
+  const PlanOutput moe = plan(load_model("gpt-oss-120b"), *h100.router, PlanRequest{});
+  CHECK(moe.moe);
+  CHECK_FALSE(plan(load_model("llama-3-8b"), *h100.router, PlanRequest{}).moe);
+}
