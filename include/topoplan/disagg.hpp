@@ -22,11 +22,24 @@ inline constexpr double kDisaggMaxUtilization = 0.9;
 struct DisaggRequest {
   // Servers of each pool (both set, or neither: the search tries every split).
   int prefill_nodes = 0, decode_nodes = 0;
+  // A request-rate target (requests/s, 0: none): the output sizes copies of the best xPyD
+  // system to reach it (DisaggOutput::sizing).
+  double request_rate = 0;
+};
+
+// Copies of the best system (its servers and GPUs each) that serve the request-rate target at
+// the same limits: replicas of an xPyD unit are independent, so copies = ceil(rate / unit rate).
+struct DisaggSizing {
+  double request_rate = 0;  // the target, requests/s
+  int copies = 0;
+  int nodes = 0, gpus = 0;  // all copies (nodes 0 when pools are GPUs of one server)
+  double utilization = 0;   // target / (copies x unit rate)
 };
 
 // One pool at the system's operating point.
 struct DisaggPool {
   int nodes = 0, gpus = 0;  // the pool's size (a single server is split by GPUs: nodes = 0)
+  std::string gpu;          // the pool's GPU model (a mixed cluster: each group's own)
   Strategy strategy;
   double batch = 0;    // prefill: prompts per batch, all replicas; decode: sequences in flight
   double step_ms = 0;  // prefill: one batch (its TTFT alone); decode: one step
@@ -73,13 +86,16 @@ struct DisaggResult {
 };
 
 struct DisaggOutput {
-  std::string model, topology, gpu;
+  std::string model, topology;
+  std::string gpu;                      // "H100-SXM", or "H200-SXM + H20" on a mixed cluster
+  std::string prefill_gpu, decode_gpu;  // each pool's GPU model
   int gpus = 0, nodes = 0;
   PlanRequest request;
   std::optional<DisaggResult> best;
   std::vector<DisaggResult> splits;  // the best of every split tried, best first
   // The best aggregated plan on the same GPUs at the same limits, and the comparison.
   std::optional<PlanResult> aggregated;
+  std::optional<DisaggSizing> sizing;  // with DisaggRequest::request_rate
   std::string verdict;
   std::string status = "ok";  // or "no_plan_fits" / "no_plan_meets_limits" (exit 3)
   std::string status_message;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "topoplan/collective.hpp"
+#include "topoplan/disagg.hpp"
 #include "topoplan/model.hpp"
 #include "topoplan/perf.hpp"
 #include "topoplan/plan.hpp"
@@ -71,5 +72,6 @@ std::string to_json(const ModelSpec& model,
 std::string to_json(const report::RooflineContext& context,
                     const RooflineResult& roofline);        // model roofline
 std::string to_json(const report::Comparison& comparison);  // compare
+std::string to_json(const DisaggOutput& disagg);            // plan --disagg
 
 }  // namespace topoplan

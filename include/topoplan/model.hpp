@@ -240,6 +240,8 @@ void require_context(double context);                   // "context": 0 to kMaxC
 // "context" within the model's own context (max_context; 0: not stated, no bound): a decode
 // context past it is refused, naming the model and its limit.
 void require_context_within(double context, const ModelSpec& m);
+// A prompt (`field`, in tokens, at least 1) of at most the model's max_context.
+void require_prompt_within(double prompt, const ModelSpec& m, const char* field = "prompt");
 // A latency limit in ms: finite and not negative (0: no limit).
 void require_limit_ms(double ms, const char* field);
 

@@ -57,9 +57,19 @@ struct Diagnostic {
 };
 
 // How a multi-server topology was generated (empty for a single server or a hand-written file).
+// One kind of server in a mixed cluster: `nodes` copies of `server`, numbered after the groups
+// before it.
+struct ServerGroupInfo {
+  std::string server;
+  int nodes = 0;
+};
+
 struct FabricInfo {
-  std::string server;  // server template name
+  std::string server;  // server template name (a mixed cluster: the first group's)
   int nodes = 1;
+  // A mixed cluster's server groups in node order (docs/topology-format.md, "Mixed clusters");
+  // empty when every server is `server`.
+  std::vector<ServerGroupInfo> groups;
   std::string kind;  // "rail-optimized", "fat-tree", "" for none
   std::string link;  // catalog link type of the fabric ("ib-ndr400")
   int tiers = 0;     // switch tiers

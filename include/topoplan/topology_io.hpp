@@ -42,4 +42,20 @@ Topology load_topology(const std::string& name_or_path, const ClusterOptions& op
 // "n<k>/<id>"; node indices are 0..nodes-1; switches have node -1 and tier 1..3.
 Topology make_cluster(const Topology& server, const ClusterOptions& options);
 
+// A server kind and how many of it, for make_mixed_cluster.
+struct ServerGroup {
+  const Topology* server = nullptr;
+  int nodes = 1;
+};
+// Server groups of different kinds on one generated fabric (options.nodes is ignored: the
+// groups' counts add up): group g's servers are numbered after group g-1's, device ids
+// "n<k>/<id>" as make_cluster's. Rail-optimized rail r joins NIC r of every server that has one.
+// The fabric link is options.link or the first group's NIC port. fabric.groups lists the groups.
+Topology make_mixed_cluster(const std::vector<ServerGroup>& groups, const ClusterOptions& options);
+
+// `nodes` servers like server `first_node` of `cluster` on a fabric of the cluster's kind, link
+// and oversubscription: one pool of a (mixed) cluster priced alone. The server is rebuilt from
+// the cluster's devices of that node (ids without the "n<k>/" prefix).
+Topology pool_cluster(const Topology& cluster, int first_node, int nodes);
+
 }  // namespace topoplan

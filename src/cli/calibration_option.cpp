@@ -11,12 +11,16 @@ void add_calibration_option(CLI::App& cmd, std::string& path) {
 }
 
 CommSetup comm_setup(const TopologyOptions& topo, const std::string& calibration) {
+  return comm_setup(load_topology(topo), calibration);
+}
+
+CommSetup comm_setup(Topology topology, const std::string& calibration) {
   CommSetup s;
   s.tuning = calibration.empty() ? NcclTuning::builtin()
                                  : NcclTuning::parse(read_text_file(calibration), calibration);
   // Only a calibration that measured link efficiencies changes the graph; copying it anyway
   // was a tenth of `collective` on 100,000 GPUs (and a second graph held in memory).
-  s.topology = load_topology(topo);
+  s.topology = std::move(topology);
   if (!s.tuning.link_efficiency.empty())
     s.topology = with_link_efficiency(s.topology, s.tuning.link_efficiency);
   s.router = std::make_unique<Router>(s.topology);

@@ -25,5 +25,6 @@ struct CommSetup {
 };
 // `calibration` empty: the built-in constants. Throws InputError for a bad file.
 CommSetup comm_setup(const TopologyOptions& topo, const std::string& calibration);
+CommSetup comm_setup(Topology topology, const std::string& calibration);  // already loaded
 
 }  // namespace topoplan::cli

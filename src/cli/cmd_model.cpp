@@ -20,6 +20,7 @@ struct ModelArgs {
   int tp = 1, ep = 1;
   PrecisionOptions precision;
   const CLI::Option* context_flag = nullptr;
+  const CLI::Option* prompt_flag = nullptr;
 };
 
 int run_list(const ModelArgs& a) {
@@ -34,7 +35,8 @@ int run_show(const ModelArgs& a) {
   report::ModelShowOptions o;
   o.decode.batch = a.batch;
   o.decode.context = context_of(*a.context_flag, a.context, m);
-  o.prefill.new_tokens = a.prompt;
+  // Untyped, the default prompt is capped at the model's context as the context is (GPT-3: 2048).
+  o.prefill.new_tokens = context_of(*a.prompt_flag, a.prompt, m);
   o.shard = Shard{.tp = a.tp, .ep = a.ep};
   o.validate(m);
   report::print_model_show(std::cout, m, o, a.json);
@@ -63,7 +65,9 @@ void add_model_command(CLI::App& app, Action& action) {
   args->context_flag =
       show->add_option("--context", args->context, "decode context length already cached")
           ->capture_default_str();
-  show->add_option("--prompt", args->prompt, "prefill prompt length")->capture_default_str();
+  args->prompt_flag = show->add_option("--prompt", args->prompt,
+                                       "prefill prompt length (at most the model's context)")
+                          ->capture_default_str();
   show->add_option("--tp", args->tp, "tensor parallel degree")
       ->check(positive_count())
       ->capture_default_str();

@@ -45,7 +45,8 @@ struct PlanArgs {
   std::string html;                     // --html FILE: the self-contained report page
   int threads = static_cast<int>(std::thread::hardware_concurrency());
   bool quiet = false;
-  bool disagg = false;  // --disagg: prefill and decode on separate pools (disagg.hpp)
+  bool disagg = false;        // --disagg: prefill and decode on separate pools (disagg.hpp)
+  std::string decode_server;  // --decode-server: the decode pool's own kind of server
   std::optional<int> redundant_experts, ep_slots;  // MoeSpec::redundant_experts
   DisaggRequest pools;
 };
@@ -132,7 +133,15 @@ int run_disagg(const PlanArgs& a, const ModelSpec& m, const PlanRequest& req,
 }
 
 int run_plan(PlanArgs& a) {
-  const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
+  if (!a.decode_server.empty() && !a.disagg)
+    throw InputError("--decode-server", "", "names the decode pool's server: use it with --disagg");
+  // --decode-server: prefill on --prefill-nodes of --topology, decode on --decode-nodes of it.
+  const CommSetup setup =
+      a.decode_server.empty()
+          ? comm_setup(a.topo, a.calibration)  // --calibration or built-in
+          : comm_setup(load_mixed_topology(a.topo, a.decode_server, a.pools.prefill_nodes,
+                                           a.pools.decode_nodes),
+                       a.calibration);
   if (a.mode == "train") {
     // The report pages, Pareto chart and placement drawing are the serving plan's; say so rather
     // than exit 0 without the file (issue 28).
@@ -284,6 +293,11 @@ void add_plan_command(CLI::App& app, Action& action) {
                   "MoE serving: expert slots in all (experts + redundant; e.g. 288 for EP144)");
   sub->add_option("--decode-nodes", a->pools.decode_nodes,
                   "--disagg: servers of the decode pool (with --prefill-nodes)");
+  sub->add_option("--request-rate", a->pools.request_rate,
+                  "--disagg: requests/s to serve; sizes copies of the best xPyD system for it");
+  sub->add_option("--decode-server", a->decode_server,
+                  "--disagg: decode on --decode-nodes servers of this kind (e.g. hgx-h20-8), "
+                  "prefill on --prefill-nodes of --topology's, one fabric (mixed GPU pools)");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
   add_calibration_option(*sub, a->calibration);
   add_example(*sub, "topoplan plan --model deepseek-r1 --topology hgx-h20-8 --tpot-max 50 --json");

@@ -29,6 +29,7 @@ const std::map<std::string, std::string>& table() {
       {"prefill_chunk", "--prefill-chunk"},
       {"workload", "--workload"},
       {"prefill_nodes", "--prefill-nodes"},  // DisaggRequest (plan --disagg)
+      {"request_rate", "--request-rate"},
       {"requests", "--requests"},
       {"concurrency", "--concurrency"},
       {"top", "--top"},

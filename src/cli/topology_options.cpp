@@ -28,10 +28,10 @@ ClusterOptions cluster_options(const TopologyOptions& o) {
   return c;
 }
 
-Topology load_topology(const TopologyOptions& o) {
-  Topology t = topoplan::load_topology(o.topology, cluster_options(o));
-  // Routing a structurally broken topology (a GPU with no path, a zero-bandwidth link) gives
-  // "no path" deep inside a collective or a silently wrong figure; stop at the first problem.
+namespace {
+// Routing a structurally broken topology (a GPU with no path, a zero-bandwidth link) gives
+// "no path" deep inside a collective or a silently wrong figure; stop at the first problem.
+void require_valid(const Topology& t, const std::string& source) {
   const std::vector<Diagnostic> problems = t.validate();
   if (!problems.empty()) {
     std::string what = problems.front().message;
@@ -39,8 +39,31 @@ Topology load_topology(const TopologyOptions& o) {
       what += " (" + std::to_string(problems.size()) +
               " problems; `topoplan topo validate` lists them all)";
     }
-    throw InputError(o.topology, problems.front().location, what);
+    throw InputError(source, problems.front().location, what);
   }
+}
+}  // namespace
+
+Topology load_mixed_topology(const TopologyOptions& o, const std::string& second_server,
+                             int first_nodes, int second_nodes) {
+  if (first_nodes < 1 || second_nodes < 1)
+    throw InputError("--decode-server", "",
+                     "needs --prefill-nodes and --decode-nodes (servers of each kind)");
+  const Topology first = topoplan::load_topology(o.topology);
+  const Topology second = topoplan::load_topology(second_server);
+  for (const auto* t : {&first, &second})
+    if (!t->fabric.kind.empty())
+      throw InputError(t == &first ? o.topology : second_server, "",
+                       "is a cluster; --decode-server joins two servers' kinds");
+  Topology t =
+      make_mixed_cluster({{&first, first_nodes}, {&second, second_nodes}}, cluster_options(o));
+  require_valid(t, t.name);
+  return t;
+}
+
+Topology load_topology(const TopologyOptions& o) {
+  Topology t = topoplan::load_topology(o.topology, cluster_options(o));
+  require_valid(t, o.topology);
   return t;
 }
 

@@ -28,5 +28,9 @@ void add_topology_options(CLI::App& cmd, TopologyOptions& o,
 // Throws InputError (naming the file and the first problem's device or link) or
 // UnknownNameError.
 Topology load_topology(const TopologyOptions& o);
+// `first_nodes` servers of o.topology and `second_nodes` of `second_server` on one fabric (the
+// cluster flags of `o`): a mixed cluster for `plan --disagg --decode-server`.
+Topology load_mixed_topology(const TopologyOptions& o, const std::string& second_server,
+                             int first_nodes, int second_nodes);
 
 }  // namespace topoplan::cli

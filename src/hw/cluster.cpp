@@ -191,29 +191,42 @@ void check_options(const Topology& server, const ClusterOptions& o) {
                        "a cluster's server must not contain network switches");
 }
 
-// Copies the server `nodes` times; device i of copy k gets index k * S + i.
-void copy_servers(const Topology& server, int nodes, Topology& out) {
-  const int S = static_cast<int>(server.device_count());
+// Appends `nodes` copies of `server` as servers first_node, first_node + 1, ...; returns the
+// device index of each copy's first device.
+std::vector<int> copy_servers(const Topology& server, int first_node, int nodes, Topology& out) {
   const int E = static_cast<int>(server.link_count());
-  for (int k = 0; k < nodes; ++k) {
+  std::vector<int> bases;
+  for (int k = first_node; k < first_node + nodes; ++k) {
+    const int base = static_cast<int>(out.device_count());
+    bases.push_back(base);
     // Appended piecewise: GCC 12 at -O3 flags `"n" + std::to_string(k)` (string::replace inlined
     // into operator+(const char*, string&&)) with a false-positive -Werror=restrict.
     std::string prefix = "n";
     prefix += std::to_string(k);
     prefix += '/';
-    for (int i = 0; i < S; ++i) {
-      Device d = server.device(i);
+    for (std::size_t i = 0; i < server.device_count(); ++i) {
+      Device d = server.device(static_cast<int>(i));
       d.id.insert(0, prefix);
       d.node = k;
       out.add_device(std::move(d));
     }
     for (int i = 0; i < E; ++i) {
       Link l = server.link(i);
-      l.a += k * S;
-      l.b += k * S;
+      l.a += base;
+      l.b += base;
       out.add_link(std::move(l));
     }
   }
+  return bases;
+}
+
+// Server-local NIC device indices of a server, by local index.
+std::vector<int> server_nics(const Topology& server) {
+  std::vector<int> nics;
+  for (int n : server.nics_of_node(0)) nics.push_back(n);
+  if (nics.empty())
+    throw InputError(server.name, "devices", "a cluster needs servers with at least one NIC");
+  return nics;
 }
 
 }  // namespace
@@ -229,42 +242,125 @@ FabricKind parse_fabric_kind(std::string_view text) {
 Topology make_cluster(const Topology& server, const ClusterOptions& o) {
   check_options(server, o);
   if (o.nodes == 1) return server;
-  std::vector<int> nics;  // server-local NIC indices by local index
-  for (int n : server.nics_of_node(0)) nics.push_back(n);
-  if (nics.empty())
-    throw InputError(server.name, "devices", "a cluster needs servers with at least one NIC");
-  const LinkSpec& link = fabric_link(server, nics, o);
-  const int S = static_cast<int>(server.device_count());
-  const std::size_t ports = static_cast<std::size_t>(o.nodes) * nics.size();
+  return make_mixed_cluster({{&server, o.nodes}}, o);
+}
+
+Topology make_mixed_cluster(const std::vector<ServerGroup>& groups, const ClusterOptions& o) {
+  if (groups.empty()) throw InputError("cluster", "servers", "no server groups");
+  long long total = 0;
+  std::size_t devices = 0, links = 0, ports = 0;
+  std::vector<std::vector<int>> nics;  // per group
+  for (const ServerGroup& g : groups) {
+    ClusterOptions one = o;
+    one.nodes = g.nodes;
+    check_options(*g.server, one);
+    total += g.nodes;
+    nics.push_back(server_nics(*g.server));
+    devices += static_cast<std::size_t>(g.nodes) * g.server->device_count();
+    links += static_cast<std::size_t>(g.nodes) * g.server->link_count();
+    ports += static_cast<std::size_t>(g.nodes) * nics.back().size();
+  }
+  ClusterOptions all = o;
+  all.nodes = static_cast<int>(std::min<long long>(total, limits::kMaxGpus));
+  if (groups.size() > 1) check_options(*groups.front().server, all);  // the whole cluster's size
+  const Topology& first = *groups.front().server;
+  const LinkSpec& link = fabric_link(first, nics.front(), o);
   Topology t;
-  t.set_catalog(server.shared_catalog());  // the servers' own hardware kinds, if any
+  t.set_catalog(first.shared_catalog());  // the servers' own hardware kinds, if any
   // Switches are at most ~1.5 per port for these shapes; links ~ server links + 3 per port.
-  t.reserve(static_cast<std::size_t>(o.nodes) * S + ports * 2,
-            static_cast<std::size_t>(o.nodes) * server.link_count() + ports * 4);
-  copy_servers(server, o.nodes, t);
+  t.reserve(devices + ports * 2, links + ports * 4);
+  // global NIC device index of every server, by local NIC index
+  std::vector<std::vector<int>> server_nic;
+  int node = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (int base : copy_servers(*groups[g].server, node, groups[g].nodes, t)) {
+      server_nic.emplace_back();
+      for (int n : nics[g]) server_nic.back().push_back(base + n);
+    }
+    node += groups[g].nodes;
+  }
   const int down =
       static_cast<int>(std::lround(kRadix * o.oversubscription / (1.0 + o.oversubscription)));
   FabricBuilder builder(t, link, std::min(down, kRadix - 1));
   int tiers = 0;
   std::vector<int> plane;
   if (o.fabric == FabricKind::RailOptimized) {
-    for (std::size_t r = 0; r < nics.size(); ++r) {
+    std::size_t rails = 0;
+    for (const auto& n : server_nic) rails = std::max(rails, n.size());
+    for (std::size_t r = 0; r < rails; ++r) {
       plane.clear();
-      for (int k = 0; k < o.nodes; ++k) plane.push_back(k * S + nics[r]);
+      for (const auto& n : server_nic)
+        if (r < n.size()) plane.push_back(n[r]);
       tiers =
           std::max(tiers, builder.build_plane(plane, "rail" + std::to_string(r) + "/", o.tiers));
     }
   } else {
-    for (int k = 0; k < o.nodes; ++k)
-      for (int n : nics) plane.push_back(k * S + n);
+    for (const auto& n : server_nic) plane.insert(plane.end(), n.begin(), n.end());
     tiers = builder.build_plane(plane, "", o.tiers);
   }
-  t.name = server.name + "-x" + std::to_string(o.nodes);
   const std::string kind(to_string(o.fabric));
-  t.description =
-      std::to_string(o.nodes) + " x " + server.name + ", " + kind + " " + link.name + " fabric";
-  t.fabric = FabricInfo{server.name, o.nodes, kind, link.name, tiers, o.oversubscription};
+  std::string names, counts;
+  for (const ServerGroup& g : groups) {
+    names += (names.empty() ? "" : "+") + g.server->name + "-x" + std::to_string(g.nodes);
+    counts += (counts.empty() ? "" : " + ") + std::to_string(g.nodes) + " x " + g.server->name;
+  }
+  t.name = names;
+  t.description = counts + ", " + kind + " " + link.name + " fabric";
+  t.fabric = FabricInfo{first.name, node, {}, kind, link.name, tiers, o.oversubscription};
+  if (groups.size() > 1)
+    for (const ServerGroup& g : groups) t.fabric.groups.push_back({g.server->name, g.nodes});
   return t;
+}
+
+namespace {
+
+// Server `node` of a cluster as a server topology of its own (node 0, ids without "n<k>/").
+Topology server_of_node(const Topology& cluster, int node) {
+  Topology server;
+  server.set_catalog(cluster.shared_catalog());
+  std::vector<int> index(cluster.device_count(), -1);
+  const std::string prefix = "n" + std::to_string(node) + "/";
+  for (std::size_t i = 0; i < cluster.device_count(); ++i) {
+    Device d = cluster.device(static_cast<int>(i));
+    if (d.node != node) continue;
+    if (d.id.rfind(prefix, 0) == 0) d.id.erase(0, prefix.size());
+    d.node = 0;
+    index[i] = server.add_device(std::move(d));
+  }
+  for (std::size_t i = 0; i < cluster.link_count(); ++i) {
+    Link l = cluster.link(static_cast<int>(i));
+    if (index[static_cast<std::size_t>(l.a)] < 0 || index[static_cast<std::size_t>(l.b)] < 0)
+      continue;
+    l.a = index[static_cast<std::size_t>(l.a)];
+    l.b = index[static_cast<std::size_t>(l.b)];
+    server.add_link(std::move(l));
+  }
+  server.name = cluster.fabric.server;
+  int first = 0;
+  for (const ServerGroupInfo& g : cluster.fabric.groups) {
+    if (node < first + g.nodes) {
+      server.name = g.server;
+      break;
+    }
+    first += g.nodes;
+  }
+  return server;
+}
+
+}  // namespace
+
+Topology pool_cluster(const Topology& cluster, int first_node, int nodes) {
+  if (cluster.fabric.kind.empty() || first_node < 0 || nodes < 1 ||
+      first_node + nodes > cluster.node_count())
+    throw InputError(cluster.name, "",
+                     "no servers " + std::to_string(first_node) + " to " +
+                         std::to_string(first_node + nodes - 1) + " in this cluster");
+  ClusterOptions o;
+  o.nodes = nodes;
+  o.fabric = parse_fabric_kind(cluster.fabric.kind);
+  o.link = cluster.fabric.link;
+  o.oversubscription = cluster.fabric.oversubscription;
+  return make_cluster(server_of_node(cluster, first_node), o);
 }
 
 }  // namespace topoplan

@@ -5,32 +5,20 @@
 // gpt-oss `modules_to_not_convert`).
 #include "io/hf_quant.hpp"
 
+#include "io/scale_block.hpp"
+
 namespace topoplan::io {
 
 namespace {
 
 using nlohmann::json;
 
-// Block size of `weight_block_size` / `block_structure` ([128, 128] -> 16384 elements).
-double block_elems(const JsonReader& q, const char* key) {
-  double elems = 1;
-  const json& sizes = q.raw().at(key);
-  // [] would be a block of one element: a 4-byte scale per weight (3.35 TB for DeepSeek-R1's
-  // 671B instead of 673 GB); a block is 1-D or 2-D.
-  if (!sizes.is_array() || sizes.empty() || sizes.size() > 2)
-    q.fail(q.pointer_to(key), "expected 1 or 2 positive integers, got " + sizes.dump());
-  for (const auto& x : sizes) {
-    if (!x.is_number_integer() || x.get<long long>() <= 0)
-      q.fail(q.pointer_to(key), "expected positive integers");
-    elems *= x.get<double>();
-  }
-  return elems;
-}
-
-double positive_or_zero(const JsonReader& q, const char* key) {
+// A group_size: -1 (per-channel: one scale per row) and 0 count no scales; a group is held to the
+// model JSON's scale-block rule (io/scale_block.hpp), so `group_size: 1` is refused there too.
+double group_elems(const JsonReader& q, const char* key) {
   if (!q.has(key) || !q.raw().at(key).is_number_integer()) return 0;
-  const long long v = q.raw().at(key).get<long long>();
-  return v > 0 ? double(v) : 0;  // -1 (per-channel): one scale per row, not counted
+  if (q.raw().at(key).get<long long>() <= 0) return 0;
+  return scale_block_elems(q, key);
 }
 
 // AutoAWQ / AutoGPTQ: `bits` integers, fp16 scale + packed `bits`-bit zero point per group.
@@ -40,7 +28,7 @@ WeightFormat awq_gptq(const JsonReader& q) {
   WeightFormat f = precision_format("int4");
   if (bits == 8) f.dtype = Dtype::INT8;
   f.zero_point = f.dtype;
-  f.scale_block_elems = positive_or_zero(q, "group_size");
+  f.scale_block_elems = group_elems(q, "group_size");
   return f;
 }
 
@@ -59,13 +47,13 @@ WeightFormat compressed_tensors(const JsonReader& q) {
   WeightFormat f;
   if (type == "float" && bits == 8) {
     f = precision_format("fp8");
-    f.scale_block_elems = strategy == "block" ? block_elems(w, "block_structure") : 0;
+    f.scale_block_elems = strategy == "block" ? scale_block_elems(w, "block_structure") : 0;
   } else if (type == "float" && bits == 4) {
     f = precision_format("fp4");  // NVFP4: group 16, e4m3 scales (format nvfp4-pack-quantized)
   } else if (type == "int" && (bits == 4 || bits == 8)) {
     f = precision_format("int4");
     if (bits == 8) f.dtype = Dtype::INT8;
-    f.scale_block_elems = strategy == "group" ? positive_or_zero(w, "group_size") : 0;
+    f.scale_block_elems = strategy == "group" ? group_elems(w, "group_size") : 0;
     f.zero_point = w.boolean_or("symmetric", true) ? std::nullopt : std::optional<Dtype>(f.dtype);
   } else {
     w.fail(w.pointer_to("num_bits"), "unsupported scheme: " + type + " " + std::to_string(bits) +
@@ -100,7 +88,8 @@ void parse_quantization(const JsonReader& r, ModelSpec& m) {
   if (method == "fp8") {
     f = precision_format("fp8");
     // Without weight_block_size: one per-tensor scale, too small to count.
-    f.scale_block_elems = q.has("weight_block_size") ? block_elems(q, "weight_block_size") : 0;
+    f.scale_block_elems =
+        q.has("weight_block_size") ? scale_block_elems(q, "weight_block_size") : 0;
   } else if (method == "awq" || method == "gptq") {
     f = awq_gptq(q);
   } else if (method == "compressed-tensors") {

@@ -4,6 +4,7 @@
 
 #include "io/hf_config.hpp"
 #include "io/json_reader.hpp"
+#include "io/scale_block.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/limits.hpp"
@@ -15,11 +16,6 @@ namespace {
 
 using io::JsonReader;
 using nlohmann::json;
-
-// Scale blocks: the smallest real group is NVFP4's 16 weights (8 leaves room); one side of a
-// block is at most a model width (limits::kMaxFfnWidth, a per-row scale).
-constexpr double kMinScaleBlockElems = 8;
-constexpr long long kMaxScaleBlock = limits::kMaxFfnWidth;
 
 // "bf16" or {"dtype": "fp8", "scale_block": [128, 128], "scale_dtype": "fp32"}.
 WeightFormat weight_format(const json& j, const std::string& src, const std::string& ptr) {
@@ -33,27 +29,7 @@ WeightFormat weight_format(const json& j, const std::string& src, const std::str
   r.only({"dtype", "scale_block", "scale_dtype"});
   f.dtype = io::dtype_at(r.str_or("dtype", "bf16"), src, r.pointer_to("dtype"));
   f.scale_dtype = io::dtype_at(r.str_or("scale_dtype", "fp32"), src, r.pointer_to("scale_dtype"));
-  if (r.has("scale_block")) {
-    json b = j.at("scale_block");
-    double elems = 1;
-    if (b.is_number_integer()) b = json::array({b});
-    if (!b.is_array() || b.empty() || b.size() > 2)
-      r.fail(r.pointer_to("scale_block"), "expected [rows, cols] or [group], got " + b.dump());
-    for (const auto& x : b) {
-      if (!x.is_number_integer() || x.get<long long>() <= 0 || x.get<long long>() > kMaxScaleBlock)
-        r.fail(r.pointer_to("scale_block"),
-               "block sizes must be integers from 1 to " + std::to_string(kMaxScaleBlock));
-      elems *= x.get<double>();
-    }
-    // A scale per weight or per few weights is no quantization format: the scales would
-    // outweigh the weights ([1, 1] stored 4 B of fp32 scale per 1 B of fp8).
-    if (elems < kMinScaleBlockElems)
-      r.fail(r.pointer_to("scale_block"),
-             "a block of " + std::to_string(static_cast<int>(elems)) + " weights; at least " +
-                 std::to_string(static_cast<int>(kMinScaleBlockElems)) +
-                 " share a scale (NVFP4 16, MXFP4 32, DeepSeek FP8 128 x 128)");
-    f.scale_block_elems = elems;
-  }
+  if (r.has("scale_block")) f.scale_block_elems = io::scale_block_elems(r, "scale_block");
   return f;
 }
 

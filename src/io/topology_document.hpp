@@ -3,7 +3,9 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "topoplan/topology_io.hpp"
 
@@ -15,6 +17,9 @@ struct ClusterDocument {
   std::string name, description;
   std::string server;  // built-in name or file path, resolved by the loader
   ClusterOptions options;
+  // A mixed cluster ("servers": [{"server", "count"}, ...]): each group's server name and count,
+  // in node order; empty for "server"/"count".
+  std::vector<std::pair<std::string, int>> groups;
 };
 
 using TopologyDocument = std::variant<Topology, ClusterDocument>;

@@ -270,14 +270,30 @@ namespace {
 // parsed here, once, into its enum.
 io::ClusterDocument parse_cluster(const io::JsonReader& top, const std::string& source) {
   const io::JsonReader c = io::JsonReader::object_at(top.at("cluster"), source, "/cluster");
-  check_keys(c, {"server", "count", "fabric", "comment"});
+  check_keys(c, {"server", "count", "servers", "fabric", "comment"});
+  const bool mixed = c.has("servers");
+  if (mixed && (c.has("server") || c.has("count")))
+    c.fail(c.pointer_to("servers"), "give either \"servers\" or \"server\" and \"count\"");
   io::ClusterDocument doc{source,
                           top.str("name"),
                           top.str_at_most("description", limits::kMaxDescriptionBytes),
-                          c.str("server"),
+                          mixed ? std::string() : c.str("server"),
+                          {},
                           {}};
   ClusterOptions& opts = doc.options;
-  opts.nodes = c.integer("count", 1);
+  if (mixed) {
+    const json& groups = c.at("servers");
+    if (!groups.is_array() || groups.empty())
+      c.fail(c.pointer_to("servers"), "expected a non-empty array of {\"server\", \"count\"}");
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const io::JsonReader g = io::JsonReader::object_at(
+          groups[i], source, c.pointer_to("servers") + "/" + std::to_string(i));
+      check_keys(g, {"server", "count", "comment"});
+      doc.groups.emplace_back(g.str("server"), g.integer("count", 1));
+    }
+  } else {
+    opts.nodes = c.integer("count", 1);
+  }
   if (c.has("fabric")) {
     const io::JsonReader fab = io::JsonReader::object_at(c.at("fabric"), source, "/cluster/fabric");
     check_keys(fab, {"kind", "link", "tiers", "oversubscription", "comment"});

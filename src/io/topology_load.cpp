@@ -57,22 +57,22 @@ LoadedText read_topology_text(const std::string& name_or_path) {
 // searched: a second file of the same name there would silently be a different server. A name
 // that is no path and no file beside the cluster file is a built-in; a built-in cluster names
 // only built-ins.
-LoadedText server_text(const io::ClusterDocument& doc) {
+LoadedText server_text(const io::ClusterDocument& doc, const std::string& server) {
   namespace fs = std::filesystem;
   // "" would resolve to the cluster file's folder (a directory) or to no built-in name.
-  if (doc.server.empty()) throw InputError("empty server name");
-  if (doc.source.starts_with("builtin:")) return builtin_text(doc.server);
-  if (fs::path(doc.server).is_absolute()) return read_topology_text(doc.server);
+  if (server.empty()) throw InputError("empty server name");
+  if (doc.source.starts_with("builtin:")) return builtin_text(server);
+  if (fs::path(server).is_absolute()) return read_topology_text(server);
   const fs::path dir = fs::path(doc.source).parent_path();
-  const std::string beside = dir.empty() ? doc.server : (dir / doc.server).string();
+  const std::string beside = dir.empty() ? server : (dir / server).string();
   std::error_code ec;
   if (fs::exists(beside, ec)) return {read_text_file(beside), beside};
-  if (!looks_like_path(doc.server)) return builtin_text(doc.server);
+  if (!looks_like_path(server)) return builtin_text(server);
   std::string what = "no such file: looked for " + beside +
                      " (a relative path is relative to the folder of the file that names it)";
-  if (!dir.empty() && fs::is_regular_file(doc.server, ec))
-    what += "; ./" + doc.server + " in the working directory is not used";
-  throw InputError(doc.server, "", what);
+  if (!dir.empty() && fs::is_regular_file(server, ec))
+    what += "; ./" + server + " in the working directory is not used";
+  throw InputError(server, "", what);
 }
 
 // The same file however it is named ("a.json", "./a.json"): its canonical path, or the name of
@@ -114,15 +114,15 @@ struct ClusterChainEntry {
   ClusterChainEntry& operator=(const ClusterChainEntry&) = delete;
 };
 
-// The cluster a document describes: its server loaded by name (errors located at
-// /cluster/server), then generated (errors at the option's pointer under /cluster).
-Topology resolve_cluster(const io::ClusterDocument& doc) {
+// One server of a cluster document, loaded by name (errors located at `pointer`).
+Topology load_server(const io::ClusterDocument& doc, const std::string& name,
+                     const std::string& pointer) {
   const auto at_server = [&](const InputError& e) {
-    return InputError(doc.source, "/cluster/server", e.what());
+    return InputError(doc.source, pointer, e.what());
   };
   LoadedText text;
   try {
-    text = server_text(doc);
+    text = server_text(doc, name);
   } catch (const InputError& e) {
     throw at_server(e);
   }
@@ -134,12 +134,36 @@ Topology resolve_cluster(const io::ClusterDocument& doc) {
     throw at_server(e);
   }
   if (!server.fabric.kind.empty())
-    throw InputError(doc.source, "/cluster/server", "'" + server.name + "' is already a cluster");
+    throw InputError(doc.source, pointer, "'" + server.name + "' is already a cluster");
+  return server;
+}
+
+// The cluster a document describes: its server(s) loaded by name (errors located at
+// /cluster/server or /cluster/servers/<i>/server), then generated (errors at the option's
+// pointer under /cluster).
+Topology resolve_cluster(const io::ClusterDocument& doc) {
   Topology cluster;
-  try {
-    cluster = make_cluster(server, doc.options);
-  } catch (const InputError& e) {
-    throw detail::locate_cluster_error(e, doc.source, true);
+  if (doc.groups.empty()) {
+    const Topology server = load_server(doc, doc.server, "/cluster/server");
+    try {
+      cluster = make_cluster(server, doc.options);
+    } catch (const InputError& e) {
+      throw detail::locate_cluster_error(e, doc.source, true);
+    }
+  } else {
+    std::vector<Topology> servers;
+    std::vector<ServerGroup> groups;
+    servers.reserve(doc.groups.size());
+    for (std::size_t i = 0; i < doc.groups.size(); ++i)
+      servers.push_back(load_server(doc, doc.groups[i].first,
+                                    "/cluster/servers/" + std::to_string(i) + "/server"));
+    for (std::size_t i = 0; i < doc.groups.size(); ++i)
+      groups.push_back({&servers[i], doc.groups[i].second});
+    try {
+      cluster = make_mixed_cluster(groups, doc.options);
+    } catch (const InputError& e) {
+      throw detail::locate_cluster_error(e, doc.source, true);
+    }
   }
   cluster.name = doc.name;
   if (!doc.description.empty()) cluster.description = doc.description;

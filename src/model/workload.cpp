@@ -44,16 +44,27 @@ void require_context(double context) {
   if (!(context >= 0)) throw FieldError("context", "must not be negative");
 }
 
+namespace {
+// A context past the model's own gave KV caches of positions the model cannot attend to, and
+// at 1e15 tokens numbers no memory holds.
+void require_within_max_context(double tokens, const ModelSpec& m, const char* field) {
+  if (m.max_context > 0 && tokens > m.max_context) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.15g", tokens);
+    throw FieldError(field, std::string(text) + " tokens exceed the context of " + m.name + " (" +
+                                std::to_string(m.max_context) + " tokens, max_context)");
+  }
+}
+}  // namespace
+
 void require_context_within(double context, const ModelSpec& m) {
   require_context(context);
-  // A context past the model's own gave KV caches of positions the model cannot attend to, and
-  // at 1e15 tokens numbers no memory holds.
-  if (m.max_context > 0 && context > m.max_context) {
-    char tokens[32];
-    std::snprintf(tokens, sizeof tokens, "%.15g", context);
-    throw FieldError("context", std::string(tokens) + " tokens exceed the context of " + m.name +
-                                    " (" + std::to_string(m.max_context) + " tokens, max_context)");
-  }
+  require_within_max_context(context, m, "context");
+}
+
+void require_prompt_within(double prompt, const ModelSpec& m, const char* field) {
+  require_tokens(prompt, field);
+  require_within_max_context(prompt, m, field);
 }
 
 void require_limit_ms(double ms, const char* field) {

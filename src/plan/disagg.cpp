@@ -9,7 +9,9 @@
 
 #include "topoplan/disagg.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/limits.hpp"
 #include "topoplan/topology.hpp"
+#include "topoplan/topology_io.hpp"
 
 namespace topoplan {
 
@@ -20,6 +22,9 @@ std::string fmt(const char* format, double v) {
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
+
+// A billion requests per second is beyond any deployment; larger is a typo.
+constexpr double kMaxRequestRate = 1e9;
 
 struct PrefillOption {
   Strategy s;
@@ -131,8 +136,8 @@ double max_utilization(double budget_us, double step_us, double batch) {
 
 struct Split {
   int prefill_units = 0, decode_units = 0;
-  int unit_gpus = 0;     // GPUs per unit (a server, or one GPU on a single server)
-  bool servers = false;  // units are servers
+  int prefill_gpus = 0, decode_gpus = 0;
+  bool servers = false;  // units are servers (else GPUs of one server)
 };
 
 std::string ratio_text(const Split& sp) {
@@ -146,7 +151,7 @@ std::optional<DisaggResult> best_of_split(const ModelSpec& m, const CollectiveMo
                                           const PlanRequest& req, const Split& sp,
                                           const std::vector<PrefillOption>& prefill,
                                           const DecodeOption& decode) {
-  const int gp = sp.prefill_units * sp.unit_gpus, gd = sp.decode_units * sp.unit_gpus;
+  const int gp = sp.prefill_gpus, gd = sp.decode_gpus;
   std::optional<DisaggResult> best;
   std::map<std::tuple<int, int, int, bool>, KvTransfer> kv_cache;
   for (const PrefillOption& o : prefill) {
@@ -161,17 +166,18 @@ std::optional<DisaggResult> best_of_split(const ModelSpec& m, const CollectiveMo
     if (rho <= 0) continue;
     DisaggResult r;
     r.kv = kv;
-    r.prefill = {sp.servers ? sp.prefill_units : 0,  gp, o.s, o.batch, o.step_us / 1e3,
-                 rho * o.batch / (o.step_us * 1e-6), 0,  0,   0};
-    r.decode = {sp.servers ? sp.decode_units : 0,
-                gd,
-                decode.s,
-                decode.batch,
-                decode.step_us / 1e3,
-                decode.capacity_rps,
-                0,
-                0,
-                0};
+    r.prefill.nodes = sp.servers ? sp.prefill_units : 0;
+    r.prefill.gpus = gp;
+    r.prefill.strategy = o.s;
+    r.prefill.batch = o.batch;
+    r.prefill.step_ms = o.step_us / 1e3;
+    r.prefill.capacity_requests_per_s = rho * o.batch / (o.step_us * 1e-6);
+    r.decode.nodes = sp.servers ? sp.decode_units : 0;
+    r.decode.gpus = gd;
+    r.decode.strategy = decode.s;
+    r.decode.batch = decode.batch;
+    r.decode.step_ms = decode.step_us / 1e3;
+    r.decode.capacity_requests_per_s = decode.capacity_rps;
     r.requests_per_s = std::min({r.prefill.capacity_requests_per_s,
                                  r.decode.capacity_requests_per_s, kv.capacity_requests_per_s});
     if (best && r.requests_per_s <= best->requests_per_s) continue;
@@ -212,10 +218,12 @@ std::vector<Split> splits(const Topology& t, const DisaggRequest& dr) {
       throw FieldError("prefill_nodes",
                        "with --decode-nodes: both at least 1, and together at most the " +
                            std::to_string(nodes) + " servers of " + t.name);
-    return {{dr.prefill_nodes, dr.decode_nodes, unit, true}};
+    return {
+        {dr.prefill_nodes, dr.decode_nodes, dr.prefill_nodes * unit, dr.decode_nodes * unit, true}};
   }
   std::vector<Split> out;
-  for (int p = 1; p < units; ++p) out.push_back({p, units - p, unit, servers});
+  for (int p = 1; p < units; ++p)
+    out.push_back({p, units - p, p * unit, (units - p) * unit, servers});
   return out;
 }
 
@@ -240,6 +248,55 @@ void compare_with_aggregated(DisaggOutput& out, const ModelSpec& m, const Router
       out.best->bottleneck + " " + (out.best->bottleneck == "kv_transfer" ? "" : "pool");
 }
 
+// The two pools of a mixed cluster (prefill = its first server group, decode = its second),
+// each rebuilt as a cluster of its own to be searched on, and their split of the whole cluster
+// (prefill GPUs first, as kv_transfer reads them).
+struct MixedPools {
+  Topology prefill_topology, decode_topology;
+  Router prefill, decode;
+  Split split;
+  MixedPools(const Topology& t, const DisaggRequest& dr)
+      : prefill_topology(pool_of(t, dr, 0)),
+        decode_topology(pool_of(t, dr, 1)),
+        prefill(prefill_topology),
+        decode(decode_topology) {
+    const auto& g = t.fabric.groups;
+    split = {g[0].nodes, g[1].nodes, static_cast<int>(prefill_topology.gpus().size()),
+             static_cast<int>(decode_topology.gpus().size()), true};
+  }
+  static Topology pool_of(const Topology& t, const DisaggRequest& dr, int which) {
+    const auto& g = t.fabric.groups;
+    if (g.size() != 2)
+      throw InputError(t.name, "/cluster/servers",
+                       "--disagg on a mixed cluster needs two server groups (prefill first, "
+                       "then decode), got " +
+                           std::to_string(g.size()));
+    if ((dr.prefill_nodes > 0 && dr.prefill_nodes != g[0].nodes) ||
+        (dr.decode_nodes > 0 && dr.decode_nodes != g[1].nodes))
+      throw FieldError("prefill_nodes", "a mixed cluster's pools are its server groups (" +
+                                            std::to_string(g[0].nodes) + " x " + g[0].server +
+                                            " prefill, " + std::to_string(g[1].nodes) + " x " +
+                                            g[1].server + " decode)");
+    return which == 0 ? pool_cluster(t, 0, g[0].nodes) : pool_cluster(t, g[0].nodes, g[1].nodes);
+  }
+};
+
+DisaggSizing size_for_rate(const DisaggResult& r, double rate) {
+  DisaggSizing z;
+  z.request_rate = rate;
+  const double copies = std::ceil(rate / r.requests_per_s - 1e-9);
+  if (copies * (r.prefill.gpus + r.decode.gpus) > static_cast<double>(limits::kMaxGpus))
+    throw FieldError("request_rate", "needs " + fmt("%.3g", copies) + " copies of the " + r.ratio +
+                                         " system, more than the " +
+                                         std::to_string(limits::kMaxGpus) +
+                                         " GPUs topoplan plans (docs/limits.md)");
+  z.copies = static_cast<int>(copies);
+  z.nodes = z.copies * (r.prefill.nodes + r.decode.nodes);
+  z.gpus = z.copies * (r.prefill.gpus + r.decode.gpus);
+  z.utilization = rate / (z.copies * r.requests_per_s);
+  return z;
+}
+
 void refuse_pins(const PlanRequest& r) {
   if (r.tp || r.pp || r.dp || r.ep || r.attention_dp)
     throw FieldError("tp",
@@ -256,28 +313,41 @@ DisaggOutput plan_disagg(const ModelSpec& model, const Router& router, const Pla
                          const DisaggRequest& disagg) {
   refuse_pins(request);
   request.validate(model);
+  if (!std::isfinite(disagg.request_rate) || disagg.request_rate < 0 ||
+      disagg.request_rate > kMaxRequestRate)
+    throw FieldError("request_rate", "must be a finite rate from 0 (none) to 1e9 requests/s");
   const Topology& t = router.topology();
   DisaggOutput out;
   out.model = model.name;
   out.topology = t.name;
-  out.gpu = t.uniform_gpu_spec("a disaggregated plan").name;
   out.gpus = static_cast<int>(t.gpus().size());
   out.nodes = t.node_count();
   out.request = request;
   if (out.gpus < 2) throw InputError(t.name, "", "--disagg needs at least 2 GPUs, one per pool");
   const CollectiveModel comm(router,
                              request.comm_tuning ? *request.comm_tuning : NcclTuning::builtin());
+  // A mixed cluster's pools are its two server groups, each priced on its own servers with its
+  // own GPU; one kind of server is split every way (or as --prefill-nodes/--decode-nodes say).
+  std::optional<MixedPools> mixed;
+  if (t.fabric.groups.size() > 1) mixed.emplace(t, disagg);
+  const Router& prefill_router = mixed ? mixed->prefill : router;
+  const Router& decode_router = mixed ? mixed->decode : router;
+  out.prefill_gpu = prefill_router.topology().uniform_gpu_spec("a prefill pool").name;
+  out.decode_gpu = decode_router.topology().uniform_gpu_spec("a decode pool").name;
+  out.gpu = mixed ? out.prefill_gpu + " + " + out.decode_gpu : out.prefill_gpu;
   std::map<int, std::vector<PrefillOption>> prefill;
   std::map<int, std::optional<DecodeOption>> decode;
-  for (const Split& sp : splits(t, disagg)) {
-    const int gp = sp.prefill_units * sp.unit_gpus, gd = sp.decode_units * sp.unit_gpus;
+  for (const Split& sp : mixed ? std::vector<Split>{mixed->split} : splits(t, disagg)) {
+    const int gp = sp.prefill_gpus, gd = sp.decode_gpus;
     if (!prefill.count(gp))
-      prefill[gp] = prefill_options(model, router, request, gp, out.strategies_evaluated);
+      prefill[gp] = prefill_options(model, prefill_router, request, gp, out.strategies_evaluated);
     if (!decode.count(gd))
-      decode[gd] = best_decode(model, router, request, gd, out.strategies_evaluated);
+      decode[gd] = best_decode(model, decode_router, request, gd, out.strategies_evaluated);
     if (prefill[gp].empty() || !decode[gd]) continue;
     if (auto r = best_of_split(model, comm, request, sp, prefill[gp], *decode[gd])) {
       fill_operating_point(*r, request);
+      r->prefill.gpu = out.prefill_gpu;
+      r->decode.gpu = out.decode_gpu;
       out.splits.push_back(*r);
     }
   }
@@ -285,7 +355,14 @@ DisaggOutput plan_disagg(const ModelSpec& model, const Router& router, const Pla
     return a.goodput_tokens_per_s > b.goodput_tokens_per_s;
   });
   if (!out.splits.empty()) out.best = out.splits.front();
-  compare_with_aggregated(out, model, router);
+  if (out.best && disagg.request_rate > 0)
+    out.sizing = size_for_rate(*out.best, disagg.request_rate);
+  if (mixed)
+    out.verdict =
+        "no aggregated comparison: an aggregated engine runs one GPU kind (plan each "
+        "pool's servers alone with `topoplan plan` to compare)";
+  else
+    compare_with_aggregated(out, model, router);
   if (!out.best) {
     const bool any_fit = std::any_of(prefill.begin(), prefill.end(),
                                      [](const auto& e) { return !e.second.empty(); }) &&

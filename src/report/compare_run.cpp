@@ -18,8 +18,8 @@ constexpr double kSecondsPerHour = 3600;
 constexpr double kPerMillion = 1e6;
 
 void price_design(DesignResult& d, std::optional<double> flag_price) {
-  const Catalog& cat = Catalog::builtin();
-  const GpuSpec& gpu = cat.gpu(d.gpu_model);
+  // The design's own catalog: a topology file may define its GPU (issue 28).
+  const GpuSpec& gpu = d.topology.catalog().gpu(d.gpu_model);
   d.gpu_W = {gpu.power_W, "catalog gpus.json " + gpu.name + ": " + gpu.source};
   d.server_overhead_W = server_overhead_W(d.gpu_model);
   d.power_W = d.gpus * d.gpu_W.value + d.servers * d.server_overhead_W.value;

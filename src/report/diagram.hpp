@@ -31,6 +31,9 @@ struct Overlay {
   std::map<int, std::string> tag;   // device index → text added to its label ("TP0 r3")
   std::vector<std::pair<std::string, std::string>> fill_legend;  // (colour, "TP group 0")
   std::vector<OverlayHighlight> highlights;
+  // Devices of the first pipeline (tp rank 0, dp replica 0) in stage order: drawn as arrows
+  // between the servers that hold consecutive stages when servers are drawn compact.
+  std::vector<int> pp_chain;
 };
 
 struct DiagramOptions {
@@ -39,6 +42,9 @@ struct DiagramOptions {
   // Past this many servers (or past this many CPU sockets in one server) the rest collapse.
   int full_servers = 4;
   int full_sockets = 8;
+  // A plan overlay on more than one server draws each server it uses as one compact box (its
+  // GPUs as coloured cells), this many per row, in server order; --expand draws them in full.
+  int compact_per_row = 4;
   const Overlay* overlay = nullptr;
 };
 
@@ -57,6 +63,11 @@ struct DiagramNode {
   std::string fill;
   int devices = 1;  // devices merged into this node (> 1 for a collapsed stack)
   int level = 0;    // drawing tier: CPU 0, PCIe switch 1, GPU/NIC 2, NVSwitch 3, fabric 3 + tier
+  // A compact server: one cell per GPU in local order (overlay fill, tag); empty otherwise.
+  struct Cell {
+    std::string fill, text;
+  };
+  std::vector<Cell> cells;
 };
 
 struct DiagramEdge {
@@ -70,6 +81,8 @@ struct DiagramEdge {
   double penwidth = 1;
   std::string label;
   bool highlight = false;
+  bool invisible = false;  // layout only: stacks rows of compact servers
+  bool chain = false;      // a pipeline arrow between compact servers (no link of its own)
 };
 
 struct Diagram {

@@ -158,10 +158,38 @@ struct Builder {
     return node(dev.id, dev, cluster);
   }
 
+  // Servers a plan overlay uses, when it uses more than one: each is drawn as one compact box
+  // (GPU cells coloured by group) so that every server of the plan appears, in order.
+  std::set<int> compact;
+
+  void choose_compact() {
+    if (!o.overlay || o.expand) return;
+    std::set<int> used;
+    for (const auto& entry : o.overlay->fill) used.insert(std::max(t.device(entry.first).node, 0));
+    if (used.size() > 1) compact = std::move(used);
+  }
+
+  bool drawn_server(int node) const {
+    return compact.empty() ? node <= 0 : compact.count(std::max(node, 0)) > 0;
+  }
+
   bool adjacent_to_drawn_server(int sw) const {
-    for (const Adjacent& adj : t.neighbours(sw))
-      if (t.device(adj.device).node == 0) return true;
+    for (const Adjacent& adj : t.neighbours(sw)) {
+      const Device& other = t.device(adj.device);
+      if (other.type != DeviceType::NetSwitch && drawn_server(other.node)) return true;
+    }
     return false;
+  }
+
+  // Many compact servers: every switch tier collapses to one stack across rails, so the picture
+  // keeps one edge per server and tier instead of one per server and rail.
+  bool fold_rails() const { return static_cast<int>(compact.size()) > o.full_servers; }
+
+  int compact_server(const Device& dev) {
+    const int n = node("compact" + std::to_string(std::max(dev.node, 0)), dev, "");
+    d.nodes[n].level = 2;
+    d.nodes[n].type = DeviceType::Gpu;
+    return n;
   }
 
   int switch_device(int i, const Device& dev) {
@@ -171,6 +199,7 @@ struct Builder {
       cluster = "rail:" + prefix;
       add_cluster(cluster, "rail " + prefix.substr(4, prefix.size() - 5), "", "#f3f0ff");
     }
+    if (fold_rails()) return node(std::string("all:") + tier_name(dev.tier), dev, "");
     if (collapse_servers && !adjacent_to_drawn_server(i))
       return node("more:" + prefix + tier_name(dev.tier), dev, cluster);
     return node(dev.id, dev, cluster);
@@ -183,7 +212,8 @@ struct Builder {
       if (dev.type == DeviceType::Cpu && dev.node <= 0) ++cpus_node0;
     }
     sockets_per_server = cpus_node0;
-    collapse_servers = !o.expand && t.node_count() > o.full_servers;
+    choose_compact();
+    collapse_servers = !o.expand && (t.node_count() > o.full_servers || !compact.empty());
     socket = sockets_of(t);
     node_of.assign(t.device_count(), -1);
     for (std::size_t i = 0; i < t.device_count(); ++i) {
@@ -191,6 +221,8 @@ struct Builder {
       const Device& dev = t.device(di);
       if (dev.type == DeviceType::NetSwitch)
         node_of[i] = switch_device(di, dev);
+      else if (!compact.empty())
+        node_of[i] = drawn_server(dev.node) ? compact_server(dev) : node("more-servers", dev, "");
       else if (collapse_servers && dev.node > 0)
         node_of[i] = node("more-servers", dev, "");
       else
@@ -226,6 +258,7 @@ struct Builder {
     std::map<std::pair<std::string, int>, std::vector<std::pair<Key, std::string>>> rows;
     for (std::size_t n = 0; n < d.nodes.size(); ++n) {
       const DiagramNode& dn = d.nodes[n];
+      if (!dn.cells.empty()) continue;  // compact servers: compact_rows()
       const Device& dev = t.device(first[n]);
       const bool stack = dn.devices > 1;
       // CPUs share their server's row (one rank across the NUMA boxes, UPI drawn flat).
@@ -243,6 +276,27 @@ struct Builder {
       std::vector<std::string> row;
       for (const auto& m : members) row.push_back(m.second);
       d.rows.push_back({where.first, std::move(row)});
+    }
+    compact_rows();
+  }
+
+  // Compact servers in server order, `compact_per_row` to a row, rows stacked by invisible edges.
+  void compact_rows() {
+    std::vector<std::string> keys;
+    for (int server : compact) keys.push_back("compact" + std::to_string(server));
+    const std::size_t per_row = static_cast<std::size_t>(std::max(o.compact_per_row, 1));
+    for (std::size_t begin = 0; begin < keys.size(); begin += per_row) {
+      const std::size_t end = std::min(keys.size(), begin + per_row);
+      if (end - begin > 1)
+        d.rows.push_back({"", std::vector<std::string>(keys.begin() + static_cast<long>(begin),
+                                                       keys.begin() + static_cast<long>(end))});
+      if (begin > 0) {
+        DiagramEdge e;
+        e.a = keys[begin - per_row];
+        e.b = keys[begin];
+        e.invisible = true;
+        d.edges.push_back(e);
+      }
     }
   }
 
@@ -263,7 +317,9 @@ struct Builder {
       DiagramNode& dn = d.nodes[n];
       const Device& dev = t.device(first[n]);
       const std::string hw = dev.type == DeviceType::NetSwitch ? port_text(first[n]) : dev.model;
-      if (dn.devices == 1) {
+      if (dn.key.rfind("compact", 0) == 0) {
+        label_compact(dn, static_cast<int>(n), dev);
+      } else if (dn.devices == 1) {
         dn.label = local_id(dev.id) + "\n" + hw;
         if (dev.type == DeviceType::NetSwitch) dn.label = dev.id + "\n" + hw;
       } else if (dn.key == "more-servers") {
@@ -274,8 +330,10 @@ struct Builder {
                           " more like it stacked (--expand draws all)");
       } else if (dev.type == DeviceType::NetSwitch) {
         const std::string tier = tier_name(dev.tier);
-        dn.label = "× " + std::to_string(dn.devices) + " " + prefix_of(dev.id) +
-                   (tier == "leaf" ? "leaves" : tier + "s") + "\n" + port_text(first[n]) + " each";
+        const bool all = dn.key.rfind("all:", 0) == 0;
+        dn.label = "× " + std::to_string(dn.devices) + " " + (all ? "" : prefix_of(dev.id)) +
+                   (tier == "leaf" ? "leaves" : tier + "s") + (all ? " (all rails)" : "") + "\n" +
+                   port_text(first[n]) + " each";
       } else {
         dn.label = "× " + std::to_string(cpus[n]) + " more sockets like these\n(" +
                    std::to_string(gpus[n]) + " GPUs, " + std::to_string(nics[n]) + " NICs)";
@@ -293,6 +351,44 @@ struct Builder {
     }
   }
 
+  // A compact server: its name, and one cell per GPU (local order) with the overlay's colour
+  // and tag; what lies inside (NVSwitch, PCIe, NICs) is summarized in the header.
+  void label_compact(DiagramNode& dn, int n, const Device& dev) {
+    const std::string server = t.fabric.server.empty() ? t.name : t.fabric.server;
+    dn.label = "n" + std::to_string(std::max(dev.node, 0)) + ": " + server;
+    dn.fill = "#fafafa";
+    std::vector<std::pair<int, int>> gpus;  // (local index, device)
+    for (int g : t.gpus())
+      if (node_of[g] == n) gpus.emplace_back(t.device(g).local_index, g);
+    std::sort(gpus.begin(), gpus.end());
+    for (const auto& [local, g] : gpus) {
+      DiagramNode::Cell c{device_fill(DeviceType::Gpu), "g" + std::to_string(local)};
+      if (auto f = o.overlay->fill.find(g); f != o.overlay->fill.end()) c.fill = f->second;
+      if (auto tag = o.overlay->tag.find(g); tag != o.overlay->tag.end()) c.text = tag->second;
+      dn.cells.push_back(c);
+    }
+    d.notes.push_back(std::to_string(compact.size()) +
+                      " servers of the plan drawn compact: GPU cells coloured by group, in local "
+                      "order (--expand draws them in full)");
+  }
+
+  // Pipeline arrows: stage i → i + 1 of the first pipeline where they sit on different servers.
+  void chain_edges() {
+    if (compact.empty()) return;
+    const std::vector<int>& chain = o.overlay->pp_chain;
+    for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
+      const int a = node_of[chain[i]], b = node_of[chain[i + 1]];
+      if (a == b) continue;
+      DiagramEdge e;
+      e.a = d.nodes[a].key;
+      e.b = d.nodes[b].key;
+      e.chain = true;
+      e.colour = "#333333";
+      e.label = "PP" + std::to_string(i) + "→" + std::to_string(i + 1);
+      d.edges.push_back(e);
+    }
+  }
+
   void merge_edges() {
     std::map<std::tuple<int, int, std::string>, int> merged;
     std::map<int, std::string> highlight;
@@ -301,7 +397,13 @@ struct Builder {
     for (std::size_t li = 0; li < t.link_count(); ++li) {
       const Link& l = t.link(static_cast<int>(li));
       int a = node_of[l.a], b = node_of[l.b];
-      if (a == b) continue;  // inside one stack
+      if (a == b) {  // inside one stack or compact server: its highlight goes into the label
+        if (auto h = highlight.find(static_cast<int>(li));
+            h != highlight.end() && !d.nodes[a].cells.empty() &&
+            d.nodes[a].label.find(h->second) == std::string::npos)
+          d.nodes[a].label += "\n" + h->second;
+        continue;
+      }
       if (d.nodes[a].level > d.nodes[b].level) std::swap(a, b);
       auto [it, fresh] = merged.emplace(std::make_tuple(a, b, l.type), d.edges.size());
       if (fresh) {
@@ -322,6 +424,7 @@ struct Builder {
       }
     }
     for (DiagramEdge& e : d.edges) style_edge(e);
+    chain_edges();
   }
 
   void style_edge(DiagramEdge& e) const {
@@ -342,7 +445,8 @@ struct Builder {
 
   void finish() {
     std::set<LinkKind> kinds;
-    for (const DiagramEdge& e : d.edges) kinds.insert(e.kind);
+    for (const DiagramEdge& e : d.edges)
+      if (!e.invisible && !e.chain) kinds.insert(e.kind);
     d.kinds.assign(kinds.begin(), kinds.end());
     const int gpus = static_cast<int>(t.gpus().size());
     d.title = t.name + ": " + std::to_string(gpus) + " GPUs";

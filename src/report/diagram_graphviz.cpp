@@ -38,15 +38,45 @@ std::string legend_html(const Diagram& d) {
             "\"></TD><TD ALIGN=\"LEFT\">" + html_escape(text) + "</TD></TR>";
   };
   for (LinkKind k : d.kinds) row(link_colour(k), link_kind_label(k), 6);
-  bool highlighted = false;
-  for (const DiagramEdge& e : d.edges) highlighted |= e.highlight;
+  bool highlighted = false, chain = false;
+  for (const DiagramEdge& e : d.edges) highlighted |= e.highlight, chain |= e.chain;
   if (highlighted) row("#e6007e", "bottleneck link of a group kind (its load)", 6);
+  if (chain) row("#333333", "pipeline: stage → next stage on another server (dashed)", 2);
   for (const auto& [colour, text] : d.fill_legend) row(colour, text, 14);
   return "<TABLE BORDER=\"1\" CELLBORDER=\"0\" CELLSPACING=\"3\" BGCOLOR=\"white\">"
          "<TR><TD COLSPAN=\"2\"><B>Legend</B></TD></TR>" +
          rows +
          "<TR><TD COLSPAN=\"2\" ALIGN=\"LEFT\">pen width ∝ √(GB/s per direction); ×N: N links "
          "merged; xN: PCIe lanes</TD></TR></TABLE>";
+}
+
+// Header row (server name, highlights) over one cell per GPU, filled with its group colour.
+std::string compact_html(const DiagramNode& n) {
+  auto lines = [](const std::string& text) {
+    std::string out, line;
+    for (char c : text + "\n") {
+      if (c != '\n') {
+        line += c;
+        continue;
+      }
+      out += (out.empty() ? "" : "<BR/>") + html_escape(line);
+      line.clear();
+    }
+    return out;
+  };
+  std::string cells;
+  for (const DiagramNode::Cell& c : n.cells) {
+    std::string text = c.text;
+    for (char& ch : text)
+      if (ch == ' ') ch = '\n';  // "TP0.3 PP1 DP2" stacked: narrow cells
+    cells +=
+        "<TD BGCOLOR=\"" + c.fill + "\"><FONT POINT-SIZE=\"8\">" + lines(text) + "</FONT></TD>";
+  }
+  return "<TABLE BORDER=\"1\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"3\" "
+         "BGCOLOR=\"" +
+         n.fill + "\" COLOR=\"#888888\"><TR><TD COLSPAN=\"" +
+         std::to_string(std::max<std::size_t>(n.cells.size(), 1)) + "\">" + lines(n.label) +
+         "</TD></TR><TR>" + cells + "</TR></TABLE>";
 }
 
 std::string graph_label(const Diagram& d) {
@@ -157,8 +187,17 @@ GraphPtr to_graph(const Diagram& d) {
   for (auto c = d.clusters.rbegin(); c != d.clusters.rend(); ++c) make(c->key);
   std::map<std::string, Agnode_t*> nodes;
   std::map<std::string, int> level;
+  Agsym_t* label_attr = agattr(root, AGNODE, cstr("label"), cstr("\\N"));
   for (const DiagramNode& n : d.nodes) {
     Agnode_t* v = agnode(clusters.at(n.cluster), cstr(n.key), 1);
+    if (!n.cells.empty()) {  // a compact server: an HTML table, one coloured cell per GPU
+      set(v, "shape", "plaintext");
+      set(v, "style", "");
+      agxset(v, label_attr, agstrdup_html(root, cstr(compact_html(n))));
+      nodes[n.key] = v;
+      level[n.key] = n.level;
+      continue;
+    }
     set(v, "label", n.label);
     set(v, "fillcolor", n.fill);
     if (n.devices > 1) set(v, "peripheries", "2");  // a stack of like devices
@@ -168,6 +207,21 @@ GraphPtr to_graph(const Diagram& d) {
   }
   for (const DiagramEdge& e : d.edges) {
     Agedge_t* x = agedge(root, nodes.at(e.a), nodes.at(e.b), nullptr, 1);
+    if (e.invisible) {  // stacks a row of compact servers below the previous one
+      set(x, "style", "invis");
+      continue;
+    }
+    if (e.chain) {  // pipeline arrow: drawn, but not a layout constraint
+      set(x, "style", "dashed");
+      set(x, "dir", "forward");
+      set(x, "color", e.colour);
+      // xlabel, not label: dot 2.43 lays out a labelled edge inside one rank by adding a rank
+      // (flat.c), and with HTML-table nodes that realloc left a freed rank array in use (heap
+      // corruption under valgrind, SIGABRT at 16 compact servers).
+      set(x, "xlabel", e.label);
+      set(x, "constraint", "false");
+      continue;
+    }
     set(x, "color", e.highlight ? "#e6007e" : e.colour);
     set(x, "penwidth", fmt("%.2f", e.highlight ? e.penwidth + 3 : e.penwidth));
     if (!e.label.empty()) set(x, "label", e.label);

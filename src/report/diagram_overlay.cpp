@@ -240,6 +240,10 @@ Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,
     o.fill_legend.emplace_back(kGroupColours[g],
                                std::string(group_name(by)) + " " + std::to_string(g) +
                                    (groups > kColours ? " (and every 12th after it)" : ""));
+  o.pp_chain.assign(static_cast<std::size_t>(v.pp), -1);
+  for (const Rank& r : v.ranks)
+    if (r.tp == 0 && r.dp == 0) o.pp_chain[static_cast<std::size_t>(r.pp)] = r.device;
+  std::erase(o.pp_chain, -1);  // a placement without some stage draws the stages it has
   add_highlights(t, v, plan, o);
   o.caption = caption_of(top, plan, v);
   return o;

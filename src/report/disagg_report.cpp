@@ -22,6 +22,7 @@ ordered_json strategy_of(const Strategy& s) {
 ordered_json pool_json(const DisaggPool& p) {
   return {{"nodes", p.nodes},
           {"gpus", p.gpus},
+          {"gpu", p.gpu},
           {"strategy", strategy_of(p.strategy)},
           {"batch", p.batch},
           {"step_ms", p.step_ms},
@@ -65,16 +66,27 @@ ordered_json aggregated_json(const std::optional<PlanResult>& p) {
           {"tokens_per_s_per_gpu", p->tokens_per_s_per_gpu}};
 }
 
+ordered_json sizing_json(const std::optional<DisaggSizing>& z) {
+  if (!z) return nullptr;
+  return {{"request_rate", z->request_rate},
+          {"copies", z->copies},
+          {"nodes", z->nodes},
+          {"gpus", z->gpus},
+          {"utilization", z->utilization}};
+}
+
 std::string percent(double f) {
   return fmt("%.0f%%", 100 * f);
 }
 
 void print_pools(std::ostream& os, const DisaggResult& r) {
+  const bool mixed = r.prefill.gpu != r.decode.gpu;  // each pool's GPU model beside its count
   Table t({"pool", "servers", "GPUs", "strategy", "batch", "step ms", "capacity req/s", "busy",
            "tok/s/GPU"});
   for (const auto& [name, p] :
        {std::pair<const char*, const DisaggPool*>{"prefill", &r.prefill}, {"decode", &r.decode}})
-    t.add_row({name, p->nodes > 0 ? std::to_string(p->nodes) : "-", std::to_string(p->gpus),
+    t.add_row({name, p->nodes > 0 ? std::to_string(p->nodes) : "-",
+               std::to_string(p->gpus) + (mixed ? " x " + p->gpu : std::string()),
                to_string(p->strategy), count_text(p->batch), fmt("%.1f", p->step_ms),
                fmt("%.1f", p->capacity_requests_per_s), percent(p->utilization),
                count_text(p->tokens_per_s_per_gpu)});
@@ -126,6 +138,8 @@ void print_disagg_json(std::ostream& os, const DisaggOutput& out) {
   ordered_json j{{"model", out.model},
                  {"topology", out.topology},
                  {"gpu", out.gpu},
+                 {"prefill_gpu", out.prefill_gpu},
+                 {"decode_gpu", out.decode_gpu},
                  {"gpus", out.gpus},
                  {"nodes", out.nodes},
                  {"request",
@@ -139,6 +153,7 @@ void print_disagg_json(std::ostream& os, const DisaggOutput& out) {
                  {"strategies_evaluated", out.strategies_evaluated},
                  {"disagg", out.best ? result_json(*out.best) : ordered_json(nullptr)},
                  {"aggregated", aggregated_json(out.aggregated)},
+                 {"sizing", sizing_json(out.sizing)},
                  {"verdict", out.verdict},
                  {"splits", splits}};
   os << j.dump(2) << "\n";
@@ -146,8 +161,12 @@ void print_disagg_json(std::ostream& os, const DisaggOutput& out) {
 
 void print_disagg(std::ostream& os, const DisaggOutput& out) {
   const PlanRequest& q = out.request;
-  os << out.model << " on " << out.topology << " (" << out.gpus << " x " << out.gpu
-     << "), disaggregated prefill/decode: prompt " << count_text(q.prompt) << ", output "
+  os << out.model << " on " << out.topology << " (";
+  if (out.prefill_gpu != out.decode_gpu)  // a mixed cluster: each pool's own GPU
+    os << out.gpus << " GPUs: " << out.prefill_gpu << " prefill, " << out.decode_gpu << " decode";
+  else
+    os << out.gpus << " x " << out.gpu;
+  os << "), disaggregated prefill/decode: prompt " << count_text(q.prompt) << ", output "
      << count_text(q.output);
   if (q.ttft_max_ms > 0) os << ", TTFT <= " << fmt("%g", q.ttft_max_ms) << " ms";
   if (q.tpot_max_ms > 0) os << ", TPOT <= " << fmt("%g", q.tpot_max_ms) << " ms";
@@ -170,6 +189,14 @@ void print_disagg(std::ostream& os, const DisaggOutput& out) {
        << " output tok/s (TTFT " << fmt("%.0f", out.aggregated->ttft_ms) << " ms, TPOT "
        << fmt("%.2f", out.aggregated->tpot_ms) << " ms)\n";
   os << out.verdict << "\n";
+  if (out.sizing) {
+    const DisaggSizing& z = *out.sizing;
+    os << "\nFor " << fmt("%g", z.request_rate) << " requests/s: " << count_text(z.copies)
+       << (z.copies == 1 ? " copy" : " copies") << " of this " << r.ratio << " system = ";
+    if (z.nodes > 0) os << count_text(z.nodes) << " servers, ";
+    os << count_text(z.gpus) << " GPUs, each copy " << percent(z.utilization)
+       << " of its capacity\n";
+  }
   print_splits(os, out);
 }
 

@@ -4,6 +4,7 @@
 
 #include "report/collective_report.hpp"
 #include "report/compare.hpp"
+#include "report/disagg_report.hpp"
 #include "report/model_report.hpp"
 #include "report/plan_report.hpp"
 #include "report/roofline_report.hpp"
@@ -43,6 +44,10 @@ std::string to_json(const report::RooflineContext& context, const RooflineResult
 
 std::string to_json(const report::Comparison& comparison) {
   return printed([&](std::ostream& os) { report::print_compare_json(os, comparison); });
+}
+
+std::string to_json(const DisaggOutput& disagg) {
+  return printed([&](std::ostream& os) { report::print_disagg_json(os, disagg); });
 }
 
 }  // namespace topoplan

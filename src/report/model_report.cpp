@@ -272,7 +272,7 @@ void print_model_show(std::ostream& os, const ModelSpec& m, const ModelShowOptio
 
 void ModelShowOptions::validate(const ModelSpec& m) const {
   require_batch(decode.batch);
-  require_tokens(prefill.new_tokens, "prompt");
+  require_prompt_within(prefill.new_tokens, m);  // a prompt is read into the context too
   require_context_within(decode.context, m);
   if (auto problem = shard_problem(m, shard)) throw FieldError("tp/ep", *problem);
 }

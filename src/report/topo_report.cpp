@@ -69,6 +69,8 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
                                  count_of(t.fabric.tiers, "tier", "tiers") + ", oversubscription " +
                                  fmt("%g", t.fabric.oversubscription)});
     table.add_row({"switches per tier", tiers});
+    for (const ServerGroupInfo& g : t.fabric.groups)  // a mixed cluster's server groups
+      table.add_row({"server group", std::to_string(g.nodes) + " x " + g.server});
   }
   table.print(os, "  ");
   os << "All bandwidths are nominal GB/s per direction.\n";

@@ -20,8 +20,14 @@ void write_fabric(JsonStream& w, const FabricInfo& f) {
       .field("kind", f.kind)
       .field("link", f.link)
       .field("tiers", f.tiers)
-      .field("oversubscription", json_number(f.oversubscription))
-      .end_object();
+      .field("oversubscription", json_number(f.oversubscription));
+  if (!f.groups.empty()) {  // a mixed cluster: its server groups in node order
+    w.key("groups").begin_array();
+    for (const ServerGroupInfo& g : f.groups)
+      w.begin_object().field("server", g.server).field("nodes", g.nodes).end_object();
+    w.end_array();
+  }
+  w.end_object();
 }
 
 // Every device and link, for users who post-process the topology (ids as in `topo paths`).

@@ -109,7 +109,11 @@ bad_input(hf_activation "/hidden_act: unsupported activation \"gelu\"" ${M} hf_a
 bad_input(hf_invalid_utf8 "hf_invalid_utf8.json: line 1, column .*: malformed JSON.*UTF-8" ${M} hf_invalid_utf8.json)
 bad_input(hf_number_out_of_range "hf_number_out_of_range.json: line 2, column .*: number out of range: 3e2768" ${M} hf_number_out_of_range.json)
 bad_input(hf_deep_nesting "hf_deep_nesting.json: line 1, column .*: JSON nested deeper than 64 levels" ${M} ${_gen}/hf_deep_nesting.json)
-bad_input(hf_empty_block_size "hf_empty_block_size.json: /quantization_config/weight_block_size: expected 1 or 2 positive integers, got \\[\\]" ${M} hf_empty_block_size.json)
+bad_input(hf_empty_block_size "hf_empty_block_size.json: /quantization_config/weight_block_size: expected \\[rows, cols\\] or \\[group\\], got \\[\\]" ${M} hf_empty_block_size.json)
+# Issue 29: Hugging Face groups and blocks follow the model JSON's scale-block rule (one rule).
+bad_input(hf_group_size_one "hf_group_size_one.json: /quantization_config/group_size: a block of 1 weights; at least 8 share a scale" ${M} hf_group_size_one.json)
+bad_input(hf_block_one_by_one "hf_block_one_by_one.json: /quantization_config/weight_block_size: a block of 1 weights" ${M} hf_block_one_by_one.json)
+bad_input(hf_group_size_huge "hf_group_size_huge.json: /quantization_config/group_size: block sizes must be integers from 1 to" ${M} hf_group_size_huge.json)
 # --- Flags: sizes, cluster size and fabric, ranks, names
 set(CH collective all-reduce --topology hgx-h100-8)
 bad_input(size_negative "--size: .*-1" ${CH} --size -1)

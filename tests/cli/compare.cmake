@@ -17,3 +17,10 @@ topoplan_cli_test(compare_bad_price_count
                   ARGS compare --topology hgx-h20-8 --topology hgx-h200-8 --gpu-hour-price 1
                        --gpu-hour-price 2 --gpu-hour-price 3
                   EXIT 2 EXPECT_STDERR "one per design")
+# Issue 28: a design from a topology file with its own catalog GPU is priced from that catalog
+# (it failed with "unknown GPU model 'MI300X-like'"): its TDP, 750 W, is the file's figure.
+topoplan_cli_test(compare_file_catalog
+                  ARGS compare --model llama-3-70b --topology
+                       ${PROJECT_SOURCE_DIR}/examples/custom-accelerator/mi300x-like-8.json
+                       --topology hgx-h100-8 --json
+                  EXPECT_STDOUT "\"gpu_W\": 750")

@@ -39,3 +39,9 @@ topoplan_cli_test(model_show_prompt_1e19 ARGS model show llama-3-8b --prompt 1e1
 # context model still shows; a typed --context past it is refused (tests/bad_input).
 topoplan_cli_test(model_show_short_context ARGS model show gpt3-175b --json
                   EXPECT_STDOUT "\"context\": 2048")
+# Issue 29: a prompt past the model's context is refused like a context past it (the default
+# 4096 is capped for GPT-3's 2048, so the model still shows untyped).
+topoplan_cli_test(model_show_prompt_past_context ARGS model show llama-3-8b --prompt 100000 EXIT 2
+                  EXPECT_STDERR "--prompt: 100000 tokens exceed the context of llama-3-8b \\(8192")
+topoplan_cli_test(model_show_gpt3_default_prompt ARGS model show gpt3-175b
+                  EXPECT_STDOUT "gpt3-175b")

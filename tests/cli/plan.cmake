@@ -169,6 +169,33 @@ topoplan_cli_test(plan_disagg_train_refused ARGS plan --disagg --mode train EXIT
 topoplan_cli_test(plan_disagg_no_split_fits
                   ARGS plan --disagg --model deepseek-r1 --topology hgx-h100-8 --nodes 2 EXIT 3
                   EXPECT_STDOUT "No split: no split leaves both pools a strategy that fits")
+# Mixed GPU pools (issue 27): H200 prefill and H20 decode on one fabric, from flags and from a
+# cluster file; each pool names its GPU. Elsewhere a mixed cluster is refused (one GPU kind).
+topoplan_cli_test(plan_disagg_mixed_flags
+                  ARGS plan --disagg --model llama-3.1-70b --topology hgx-h200-8 --prefill-nodes 1
+                       --decode-server hgx-h20-8 --decode-nodes 2 --tpot-max 50
+                  EXPECT_STDOUT "\\(24 GPUs: H200-SXM prefill, H20 decode\\).*Best split 1P:2D: .*prefill +1 +8 x H200-SXM .*decode +2 +16 x H20 .*no aggregated comparison")
+topoplan_cli_test(plan_disagg_mixed_file
+                  ARGS plan --disagg --model llama-3.1-70b --json --tpot-max 50 --topology
+                       ${PROJECT_SOURCE_DIR}/examples/mixed-pools/h200-prefill-h20-decode.json
+                  EXPECT_STDOUT "\"prefill_gpu\": \"H200-SXM\",\n  \"decode_gpu\": \"H20\".*\"ratio\": \"4P:8D\"")
+topoplan_cli_test(plan_disagg_mixed_needs_disagg
+                  ARGS plan --model llama-3.1-70b --topology hgx-h200-8 --decode-server hgx-h20-8
+                  EXIT 2 EXPECT_STDERR "--decode-server: names the decode pool's server: use it with --disagg")
+topoplan_cli_test(plan_disagg_mixed_needs_counts
+                  ARGS plan --disagg --model llama-3.1-70b --topology hgx-h200-8 --decode-server hgx-h20-8
+                  EXIT 2 EXPECT_STDERR "--decode-server: needs --prefill-nodes and --decode-nodes")
+topoplan_cli_test(plan_mixed_cluster_refused
+                  ARGS plan --model llama-3.1-70b --topology
+                       ${PROJECT_SOURCE_DIR}/examples/mixed-pools/h200-prefill-h20-decode.json
+                  EXIT 2 EXPECT_STDERR "its GPUs differ \\(.*H200-SXM.*H20")
+topoplan_cli_test(plan_disagg_request_rate
+                  ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2 --ttft-max 1000
+                       --request-rate 1000
+                  EXPECT_STDOUT "For 1000 requests/s: [0-9,]+ cop(y|ies) of this 1P:1D system = [0-9,]+ servers, [0-9,]+ GPUs")
+topoplan_cli_test(plan_disagg_request_rate_bad
+                  ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2 --request-rate -5
+                  EXIT 2 EXPECT_STDERR "--request-rate: must be a finite rate")
 # Wide EP with redundant expert slots (issue 27): EP144 over 288 slots, and the refusals.
 topoplan_cli_test(plan_ep144_redundant_slots
                   ARGS plan --model deepseek-r1 --topology hgx-h800-8 --nodes 18 --ep-slots 288

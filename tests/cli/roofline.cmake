@@ -33,3 +33,14 @@ topoplan_cli_test(roofline_batch_inf ARGS model roofline llama-3-8b --gpu H20 --
                   EXPECT_STDERR "--batch: must be a finite number")
 topoplan_cli_test(roofline_context_inf ARGS model roofline llama-3-8b --gpu H20 --context inf
                   EXIT 2 EXPECT_STDERR "--context: must be a finite number")
+# Issue 28: a GPU defined in a topology file's own catalog is reachable with --topology, and
+# --gpu defaults to the topology's GPU. MI300X-like: 5300 GB/s HBM (the file's catalog entry).
+set(custom_accel ${PROJECT_SOURCE_DIR}/examples/custom-accelerator/mi300x-like-8.json)
+topoplan_cli_test(roofline_file_catalog
+                  ARGS model roofline llama-3-70b --topology ${custom_accel} --gpu MI300X-like
+                  EXPECT_STDOUT "/ 5300 GB/s = ")
+topoplan_cli_test(roofline_topology_default_gpu
+                  ARGS model roofline llama-3-70b --topology ${custom_accel}
+                  EXPECT_STDOUT "MI300X-like")
+topoplan_cli_test(roofline_builtin_topology ARGS model roofline llama-3-8b --topology hgx-h20-8
+                  EXPECT_STDOUT "/ 4000 GB/s = ")

@@ -81,3 +81,10 @@ foreach(cmd "plan --model llama-3-8b" "plan --mode train --model llama-3-8b"
   topoplan_cli_test(mixed_gpus_refused_${id} ARGS ${cmd_args} --topology ${_mixed} EXIT 2
                     EXPECT_STDERR "mixed-h100-h20-8: its GPUs differ \\(4 x H100-SXM \\+ 4 x H20\\)")
 endforeach()
+# Issue 27: a mixed cluster file (two server kinds, one fabric) shows both groups and GPU kinds.
+topoplan_cli_test(topo_show_mixed_cluster
+                  ARGS topo show ${PROJECT_SOURCE_DIR}/examples/mixed-pools/h200-prefill-h20-decode.json
+                  EXPECT_STDOUT "server group +4 x hgx-h200-8.*server group +8 x hgx-h20-8")
+topoplan_cli_test(topo_show_mixed_cluster_json
+                  ARGS topo show ${PROJECT_SOURCE_DIR}/examples/mixed-pools/h200-prefill-h20-decode.json --json
+                  EXPECT_STDOUT "\"groups\": \\[\n +{\n +\"server\": \"hgx-h200-8\",\n +\"nodes\": 4")

@@ -358,3 +358,62 @@ TEST_CASE("a cluster's server count is capped by GPUs and devices before copies 
   CHECK_THROWS_WITH_AS(load_topology("hgx-h100-8", o), doctest::Contains("--nodes: 16385 servers"),
                        InputError);
 }
+
+// Issue 27: server groups of different kinds on one fabric (docs/topology-format.md, "Mixed
+// clusters"), in a cluster file and from make_mixed_cluster.
+TEST_CASE("mixed clusters: groups in node order, one fabric, pools rebuilt alone") {
+  const Topology h200 = load_topology("hgx-h200-8"), h20 = load_topology("hgx-h20-8");
+  ClusterOptions o;
+  const Topology t = make_mixed_cluster({{&h200, 2}, {&h20, 3}}, o);
+  CHECK(t.node_count() == 5);
+  REQUIRE(t.gpus().size() == 40);
+  // GPUs in node order: 2 x 8 H200 first, then 3 x 8 H20.
+  CHECK(t.device(t.gpus()[15]).model == h200.device(h200.gpus()[0]).model);
+  CHECK(t.device(t.gpus()[16]).model == "H20");
+  CHECK(t.device(t.gpus()[16]).id.rfind("n2/", 0) == 0);
+  REQUIRE(t.fabric.groups.size() == 2);
+  CHECK(t.fabric.groups[1].server == "hgx-h20-8");
+  CHECK(t.fabric.groups[1].nodes == 3);
+  CHECK(t.name == "hgx-h200-8-x2+hgx-h20-8-x3");
+  CHECK(t.validate().empty());
+  // Rail-optimized: 8 rails (one leaf each: 5 ports), every server's NIC r on rail r, so the
+  // leaves hold 8 x 5 NIC links.
+  int leaves = 0, fabric_links = 0;
+  for (std::size_t i = 0; i < t.device_count(); ++i)
+    leaves += t.device(static_cast<int>(i)).type == DeviceType::NetSwitch;
+  for (std::size_t i = 0; i < t.link_count(); ++i)
+    fabric_links += t.link(static_cast<int>(i)).kind == LinkKind::Network;
+  CHECK(leaves == 8);
+  CHECK(fabric_links == 40);
+  // A pool priced alone: the H20 group as a 3-server cluster of its own.
+  const Topology pool = pool_cluster(t, 2, 3);
+  CHECK(pool.gpus().size() == 24);
+  CHECK(pool.name == "hgx-h20-8-x3");
+  CHECK(pool.uniform_gpu_spec("test").name == "H20");
+  CHECK(pool.device(pool.gpus()[0]).id == "n0/" + h20.device(h20.gpus()[0]).id);
+  // One group: the same cluster make_cluster generates.
+  ClusterOptions two;
+  two.nodes = 2;
+  const Topology same = make_mixed_cluster({{&h20, 2}}, two), ref = make_cluster(h20, two);
+  CHECK(same.name == ref.name);
+  CHECK(same.device_count() == ref.device_count());
+  CHECK(same.link_count() == ref.link_count());
+  CHECK(same.fabric.groups.empty());
+}
+
+TEST_CASE("mixed clusters: a cluster file's \"servers\" list, errors located") {
+  const Topology t = parse_topology_json(
+      R"({"name": "pd", "cluster": {"servers": [{"server": "hgx-h200-8", "count": 1},
+          {"server": "hgx-h20-8", "count": 2}], "fabric": {"kind": "rail-optimized"}}})",
+      "pd.json");
+  CHECK(t.name == "pd");
+  CHECK(t.gpus().size() == 24);
+  CHECK(t.fabric.groups.size() == 2);
+  CHECK(error_of(R"({"name": "c", "cluster": {"server": "hgx-h20-8", "servers": []}})") ==
+        "t.json: /cluster/servers: give either \"servers\" or \"server\" and \"count\"");
+  CHECK(
+      error_of(R"({"name": "c", "cluster": {"servers": [{"server": "hgx-h20-8", "count": 0}]}})") ==
+      "t.json: /cluster/servers/0/count: must be >= 1, got 0");
+  CHECK(error_of(R"({"name": "c", "cluster": {"servers": [{"server": "hgx-h2-8", "count": 1}]}})")
+            .find("t.json: /cluster/servers/0/server: unknown topology 'hgx-h2-8'") == 0);
+}

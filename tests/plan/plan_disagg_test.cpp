@@ -116,3 +116,71 @@ TEST_CASE("plan_disagg: bad requests are refused with the reason") {
   q.tp = 8;
   CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, DisaggRequest{}), FieldError);
 }
+
+// Issue 27: prefill on H200 servers, decode on H20 servers of one fabric. Each pool is priced on
+// its own servers with its own GPU, so each pool's choice is the one a uniform cluster of that
+// kind makes for the same pool size (same search, same servers); only the KV path differs.
+TEST_CASE("plan_disagg: mixed pools are each priced with their own GPU") {
+  const Topology h200 = load_topology("hgx-h200-8"), h20 = load_topology("hgx-h20-8");
+  const Topology mixed = make_mixed_cluster({{&h200, 1}, {&h20, 2}}, ClusterOptions{});
+  const Router router(mixed);
+  const ModelSpec m = load_model("llama-3-70b");
+  PlanRequest q;
+  q.prompt = 2048;
+  q.output = 256;
+  q.tpot_max_ms = 50;
+  const DisaggOutput out = plan_disagg(m, router, q, DisaggRequest{});
+  REQUIRE(out.best);
+  CHECK(out.prefill_gpu == h200.uniform_gpu_spec("t").name);
+  CHECK(out.decode_gpu == "H20");
+  CHECK(out.best->ratio == "1P:2D");
+  CHECK(out.best->prefill.gpus == 8);
+  CHECK(out.best->decode.gpus == 16);
+  CHECK(out.best->decode.gpu == "H20");
+  CHECK(!out.aggregated);  // one GPU kind per aggregated engine: not compared
+  CHECK(out.splits.size() == 1);
+  // The decode pool is searched alone (its best at the TPOT limit), so the same pool of a
+  // uniform H20 cluster split 1P:2D is the same: strategy, batch and step.
+  ClusterOptions three;
+  three.nodes = 3;
+  const Topology all_h20 = make_cluster(h20, three);
+  const Router r20(all_h20);
+  const DisaggOutput u20 = plan_disagg(m, r20, q, DisaggRequest{1, 2});
+  REQUIRE(u20.best);
+  CHECK(to_string(out.best->decode.strategy) == to_string(u20.best->decode.strategy));
+  CHECK(out.best->decode.step_ms == doctest::Approx(u20.best->decode.step_ms));
+  CHECK(out.best->decode.batch == u20.best->decode.batch);
+  // ... and differs from an H200 decode pool of the same size (4.8 vs 4.0 TB/s of HBM).
+  const Topology all_h200 = make_cluster(h200, three);
+  const Router r200(all_h200);
+  const DisaggOutput u200 = plan_disagg(m, r200, q, DisaggRequest{1, 2});
+  REQUIRE(u200.best);
+  CHECK(u200.best->decode.capacity_requests_per_s > out.best->decode.capacity_requests_per_s);
+  // A pin of the pools that contradicts the groups is refused.
+  CHECK_THROWS_AS(plan_disagg(m, router, q, DisaggRequest{2, 1}), InputError);
+}
+
+// Issue 27: a request-rate target sizes copies of the best xPyD unit (independent replicas).
+TEST_CASE("plan_disagg: --request-rate sizes copies of the best system") {
+  Machine h100("hgx-h100-8", 2);
+  const ModelSpec m = load_model("llama-3-8b");
+  PlanRequest q;
+  q.prompt = 2048;
+  q.output = 256;
+  q.tpot_max_ms = 20;
+  const DisaggOutput one = plan_disagg(m, *h100.router, q, DisaggRequest{});
+  REQUIRE(one.best);
+  CHECK(!one.sizing);
+  DisaggRequest dr;
+  dr.request_rate = 2.5 * one.best->requests_per_s;  // 2.5 units' worth: 3 copies
+  const DisaggOutput sized = plan_disagg(m, *h100.router, q, dr);
+  REQUIRE(sized.sizing);
+  CHECK(sized.sizing->copies == 3);
+  CHECK(sized.sizing->nodes == 3 * 2);
+  CHECK(sized.sizing->gpus == 3 * 16);
+  CHECK(sized.sizing->utilization == doctest::Approx(2.5 / 3));
+  dr.request_rate = -1;
+  CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, dr), InputError);
+  dr.request_rate = 1e12;
+  CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, dr), InputError);
+}

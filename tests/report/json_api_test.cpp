@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "report/disagg_report.hpp"
 #include "report/plan_report.hpp"
 #include "topoplan/json.hpp"
 #include "topoplan/topology_io.hpp"
@@ -57,4 +58,24 @@ TEST_CASE("json api: model show's architecture section") {
   CHECK(doc["name"] == "llama-3-8b");
   CHECK(doc["architecture"]["layers"] == 32);
   CHECK(doc["architecture"]["hidden_size"] == 4096);
+}
+
+TEST_CASE("json api: a disaggregated plan's document is the one `plan --disagg --json` prints") {
+  ClusterOptions co;
+  co.nodes = 2;
+  const Topology t = load_topology("hgx-h100-8", co);
+  const Router router(t);
+  PlanRequest q;
+  q.prompt = 2048;
+  q.output = 256;
+  const DisaggOutput out = plan_disagg(load_model("llama-3-8b"), router, q, DisaggRequest{});
+  REQUIRE(out.best);
+  std::ostringstream cli;
+  report::print_disagg_json(cli, out);
+  CHECK(to_json(out) == cli.str());
+  const json doc = json::parse(to_json(out));
+  // Two servers split one way: 1 prefill + 1 decode server, 8 GPUs each.
+  CHECK(doc["disagg"]["ratio"] == "1P:1D");
+  CHECK(doc["disagg"]["prefill"]["gpus"] == 8);
+  CHECK(doc["disagg"]["decode"]["gpus"] == 8);
 }

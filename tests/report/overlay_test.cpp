@@ -60,9 +60,10 @@ TEST_CASE("overlay: GPUs filled by group, bottlenecks highlighted, caption from 
   }
   CHECK(pp_on_network);
   CHECK(tp_on_nvlink);
-  // The drawing marks those edges.
+  // The full drawing (--expand) marks those edges.
   DiagramOptions o;
   o.overlay = &tp;
+  o.expand = true;
   const Diagram d = build_diagram(c.t, o);
   int highlighted = 0;
   for (const DiagramEdge& e : d.edges) highlighted += e.highlight;
@@ -124,4 +125,90 @@ TEST_CASE("overlay: a plan file is checked like any input (ranks, required keys,
         "plan.json: /plans/0/placement/0/device: expected a string, got 7");
   CHECK(error_with(c, "\"strategy\": {", "\"strategy_\": {") ==
         "plan.json: /plans/0/strategy: missing field");
+}
+
+namespace {
+const DiagramNode* node_named(const Diagram& d, const std::string& key) {
+  for (const DiagramNode& n : d.nodes)
+    if (n.key == key) return &n;
+  return nullptr;
+}
+int gpu_of(const Topology& t, int server, int local) {
+  for (int g : t.gpus())
+    if (t.device(g).node == server && t.device(g).local_index == local) return g;
+  return -1;
+}
+}  // namespace
+
+// Issue 28: at 2 servers the plan drew n1 left of n0 at 5,296 px; at 16 only n0 appeared.
+TEST_CASE(
+    "overlay: a plan on several servers draws each one compact, in order, with its pipeline") {
+  const Case c = r1_on_two_h800();
+  const Overlay tp = overlay_from_plan_json(c.t, c.json, "plan.json", ColorBy::Tp);
+  REQUIRE(tp.pp_chain.size() == 2);  // pp2: stage 0 on n0, stage 1 on n1
+  DiagramOptions o;
+  o.overlay = &tp;
+  const Diagram d = build_diagram(c.t, o);
+  const DiagramNode* n0 = node_named(d, "compact0");
+  const DiagramNode* n1 = node_named(d, "compact1");
+  REQUIRE(n0 != nullptr);
+  REQUIRE(n1 != nullptr);
+  CHECK(n0->label.rfind("n0: ", 0) == 0);
+  CHECK(n1->label.rfind("n1: ", 0) == 0);
+  REQUIRE(n0->cells.size() == 8);
+  // Each cell carries its GPU's group colour and tag, in local order.
+  for (int local = 0; local < 8; ++local) {
+    CHECK(n1->cells[static_cast<std::size_t>(local)].fill == tp.fill.at(gpu_of(c.t, 1, local)));
+    CHECK(n1->cells[static_cast<std::size_t>(local)].text == tp.tag.at(gpu_of(c.t, 1, local)));
+  }
+  CHECK(node_named(d, "more-servers") == nullptr);  // both servers drawn
+  bool ordered = false;
+  for (const Diagram::Row& r : d.rows)
+    ordered |= r.keys == std::vector<std::string>{"compact0", "compact1"};
+  CHECK(ordered);
+  int chains = 0;
+  for (const DiagramEdge& e : d.edges)
+    if (e.chain) {
+      ++chains;
+      CHECK(e.a == "compact0");
+      CHECK(e.b == "compact1");
+      CHECK(e.label == "PP0→1");
+    }
+  CHECK(chains == 1);
+  // TP's NVLink bottleneck lies inside a server: its text joins that server's header.
+  CHECK(n0->label.find("TP bottleneck") != std::string::npos);
+  CHECK(diagram_dot(d).find("compact1") != std::string::npos);
+}
+
+TEST_CASE("overlay: 16 servers compact, four to a row, switch tiers folded across rails") {
+  ClusterOptions co;
+  co.nodes = 16;
+  const Topology t = load_topology("hgx-h100-8", co);
+  Overlay ov;  // one pipeline stage per server, GPU 0 of each
+  for (int s = 0; s < 16; ++s) {
+    for (int local = 0; local < 8; ++local) ov.fill[gpu_of(t, s, local)] = "#8dd3c7";
+    ov.pp_chain.push_back(gpu_of(t, s, 0));
+  }
+  DiagramOptions o;
+  o.overlay = &ov;
+  const Diagram d = build_diagram(t, o);
+  int compact = 0, chains = 0, stacked = 0, rows = 0;
+  for (const DiagramNode& n : d.nodes) compact += !n.cells.empty();
+  for (const DiagramEdge& e : d.edges) chains += e.chain, stacked += e.invisible;
+  for (const Diagram::Row& r : d.rows)
+    if (!r.keys.empty() && r.keys.front().rfind("compact", 0) == 0) {
+      ++rows;
+      CHECK(r.keys.size() == 4);
+    }
+  CHECK(compact == 16);
+  CHECK(chains == 15);  // stage s → s + 1 on the next server
+  CHECK(rows == 4);     // 16 servers, 4 per row
+  CHECK(stacked == 3);  // each row below the previous one
+  // Every leaf of every rail is one stack: one edge per server to it, not one per rail.
+  const DiagramNode* leaves = node_named(d, "all:leaf");
+  REQUIRE(leaves != nullptr);
+  int to_leaves = 0;
+  for (const DiagramEdge& e : d.edges)
+    to_leaves += e.b == "all:leaf" && e.a.rfind("compact", 0) == 0;
+  CHECK(to_leaves == 16);
 }
