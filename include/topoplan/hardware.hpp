@@ -45,12 +45,19 @@ struct GpuSpec {
   // catalog's "p2p_source".
   bool p2p = true;
   std::string source;  // where the figures come from
+  // Catalog fields ("power_W", "hbm_GBps", ...) whose value is not public: an assumption that
+  // `source` explains. Outputs that rest on them say so (assumed_figures_note).
+  std::vector<std::string> assumed;
 
   // The capacity a framework can allocate from: the driver's total when known, else the datasheet.
   double usable_memory_bytes() const {
     return memory_usable_bytes > 0 ? memory_usable_bytes : memory_bytes;
   }
 };
+
+// "Ascend-910C: power_W, pcie_type not public (assumed; the catalog source says why)", or "" when
+// every figure of `gpu` is published. One line for topo show, topo gpus and plan notes.
+std::string assumed_figures_note(const GpuSpec& gpu);
 
 struct LinkSpec {
   std::string name;  // catalog key, e.g. "nvlink4", "pcie5", "ib-ndr400", "upi"

@@ -232,6 +232,8 @@ struct PlanOutput {
   int strategies_evaluated = 0;
   // Formats the GPU cannot multiply natively, priced weight-only (fit_formats_to_gpu).
   std::vector<std::string> precision_notes;
+  // GPU figures the catalog marks as not public (assumed_figures_note, hardware.hpp).
+  std::vector<std::string> catalog_notes;
   std::string weight_format, kv_dtype;  // the model's GEMM weight format and KV dtype, as run
   // "ok"; "no_plan_fits" (every strategy fails divisibility, path class or memory) or
   // "no_plan_meets_limits" (some fit, none within --tpot-max/--ttft-max): the CLI exits 3.

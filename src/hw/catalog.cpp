@@ -1,8 +1,10 @@
 // Hardware catalog: parsed once from the embedded topologies/catalog/{gpus,links,nics}.json.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "hw/kind_names.hpp"
 #include "io/json_reader.hpp"
@@ -57,6 +59,12 @@ std::vector<std::string> string_list(const io::JsonReader& f, const std::string&
   return out;
 }
 
+// The figures an entry's "assumed" list may name (the numeric and link fields of GpuSpec).
+constexpr std::array<std::string_view, 15> kGpuFigures = {
+    "memory_GiB",   "memory_GB",   "usable_MiB", "hbm_GBps",   "bf16_TFLOPS",
+    "fp16_TFLOPS",  "fp8_TFLOPS",  "int8_TOPS",  "fp4_TFLOPS", "nvlink_type",
+    "nvlink_count", "nvlink_GBps", "pcie_type",  "pcie_lanes", "power_W"};
+
 GpuSpec parse_gpu(const io::JsonReader& f) {
   GpuSpec g;
   g.name = f.str("name");
@@ -92,6 +100,12 @@ GpuSpec parse_gpu(const io::JsonReader& f) {
   g.power_W = f.quantity("power_W", io::ranges::kGpuPowerW);
   g.sm_count = f.has("sm_count") ? f.integer("sm_count", 1) : 0;
   g.source = f.str("source");
+  g.assumed = string_list(
+      f, "assumed", "expected the name of one of this entry's figures",
+      [](const std::string& text) {
+        return std::find(kGpuFigures.begin(), kGpuFigures.end(), text) != kGpuFigures.end() ? text
+                                                                                            : "";
+      });
   return g;
 }
 
@@ -249,6 +263,13 @@ Catalog Catalog::extended(const std::string& catalog_json, const std::string& so
   c.check_references(first_gpu, first_nic, source, pointer + "/gpus", source, pointer + "/nics");
   c.extension_json_ = extension_json_.empty() ? catalog_json : extension_json_;
   return c;
+}
+
+std::string assumed_figures_note(const GpuSpec& gpu) {
+  if (gpu.assumed.empty()) return "";
+  std::string fields;
+  for (const std::string& f : gpu.assumed) fields += (fields.empty() ? "" : ", ") + f;
+  return gpu.name + ": " + fields + " not public (assumed; the catalog source says why)";
 }
 
 const Catalog& Catalog::builtin() {

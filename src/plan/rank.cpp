@@ -186,6 +186,8 @@ PlanOutput Planner::Impl::run() const {
   out.request = x.req;
   out.context = x.req.decode_context();
   out.precision_notes = x.precision_notes;
+  if (std::string note = assumed_figures_note(x.gpu); !note.empty())
+    out.catalog_notes.push_back(std::move(note));
   out.weight_format = describe_gemm_formats(x.model);
   out.kv_dtype = std::string(to_string(x.model.dtypes.kv_cache));
   std::vector<ParetoPoint> all;

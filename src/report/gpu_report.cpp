@@ -25,7 +25,7 @@ nlohmann::ordered_json or_null(double v) {
 void print_gpu_list(std::ostream& os, const Catalog& catalog, bool json) {
   if (json) {
     nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-    for (const GpuSpec& g : catalog.gpus())
+    for (const GpuSpec& g : catalog.gpus()) {
       arr.push_back({{"name", g.name},
                      {"vendor_name", g.vendor_name},
                      {"sm_version", g.sm_version},
@@ -35,6 +35,8 @@ void print_gpu_list(std::ostream& os, const Catalog& catalog, bool json) {
                      {"fp8_TFLOPS", or_null(g.fp8_TFLOPS)},
                      {"fp4_TFLOPS", or_null(g.fp4_TFLOPS)},
                      {"nvlink_GBps", or_null(g.nvlink_GBps)}});
+      if (!g.assumed.empty()) arr.back()["assumed"] = g.assumed;  // figures not public
+    }
     os << nlohmann::ordered_json{{"gpus", arr}}.dump(2) << "\n";
     return;
   }
@@ -50,6 +52,8 @@ void print_gpu_list(std::ostream& os, const Catalog& catalog, bool json) {
   os << "TFLOPS are dense peaks; '-': no tensor cores for that format (--precision prices it "
         "weight-only). Memory in GiB (2^30 B): the datasheet capacity and the usable one the "
         "planner uses (nvidia-smi's total where known). Sources: docs/hardware-catalog.md.\n";
+  for (const GpuSpec& g : catalog.gpus())
+    if (std::string note = assumed_figures_note(g); !note.empty()) os << "Note: " << note << ".\n";
 }
 
 }  // namespace topoplan::report

@@ -204,6 +204,7 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
                      }});
   j["gpus_used"] = splices.back().placeholder;
   j["precision_notes"] = out.precision_notes;
+  if (!out.catalog_notes.empty()) j["catalog_notes"] = out.catalog_notes;  // absent: all public
   j["evaluations_per_s_per_core"] = out.evaluations_per_s_per_core();
   ordered_json plans = ordered_json::array();
   for (const PlanResult& p : out.plans) plans.push_back(plan_json(p, splices));
@@ -270,6 +271,7 @@ void print_header(std::ostream& os, const PlanOutput& o) {
     os << ", MTP " << r.mtp_draft << " draft, " << fmt("%g", r.mtp_accept) << " accepted/step";
   os << "\nweights " << o.weight_format << "; KV cache " << o.kv_dtype << "\n";
   for (const std::string& n : o.precision_notes) os << "note: " << n << "\n";
+  for (const std::string& n : o.catalog_notes) os << "note: " << n << "\n";
   os << count_of(o.strategies_evaluated, "strategy", "strategies") << " evaluated; placement "
      << to_string(r.order) << "; tokens/s are output tokens"
      << (r.mode == PlanMode::Prefill ? " (prefill: input)" : "") << "\n\n";

@@ -74,6 +74,10 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
   }
   table.print(os, "  ");
   os << "All bandwidths are nominal GB/s per direction.\n";
+  for (const auto& [model, count] : t.gpu_models()) {
+    const std::string note = assumed_figures_note(t.catalog().gpu(model));
+    if (!note.empty()) os << "Note: " << note << ".\n";
+  }
 }
 
 void print_topo_paths(std::ostream& os, const Topology& t, const PathMatrix& m,

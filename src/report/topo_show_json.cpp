@@ -73,6 +73,16 @@ void print_topo_show_json(std::ostream& os, const Topology& t, const TopologySum
   for (const auto& [model, count] : t.gpu_models())
     w.begin_object().field("model", model).field("count", count).end_object();
   w.end_array();
+  // GPU figures that are not public (catalog "assumed"); absent when every figure is published.
+  std::vector<std::string> notes;
+  for (const auto& [model, count] : t.gpu_models())
+    if (std::string n = assumed_figures_note(t.catalog().gpu(model)); !n.empty())
+      notes.push_back(std::move(n));
+  if (!notes.empty()) {
+    w.key("assumed_figures").begin_array();
+    for (const std::string& n : notes) w.value(n);
+    w.end_array();
+  }
   w.field("gpu_memory_bytes", json_number(s.gpu_memory_bytes));
   w.key("devices").begin_object();
   for (const auto& [type, n] : s.devices) w.field(type, n);

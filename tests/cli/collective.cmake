@@ -128,3 +128,15 @@ topoplan_cli_test(collective_groups_json
 topoplan_cli_test(collective_groups_unequal_gather
                   ARGS collective gather --topology hgx-h100-8 --ranks 0-3 --ranks 4-6 --size 1G
                   EXIT 2 EXPECT_STDERR "same number of ranks \\(4 and 3\\)")
+# Issue 30: new platforms answer a 1 GiB all-reduce (read like a user would): the AMD mesh is
+# bounded by its xGMI links (7 x 64 x 0.8 = 358 GB/s busbw at most), CloudMatrix384 by the
+# NPU's UB links into the one-vertex UB fabric, GB300 NVL72 by NVLink5 with NVLS.
+topoplan_cli_test(collective_mi300x_mesh ARGS collective all-reduce --topology amd-mi300x-8 --size 1GiB
+                  EXPECT_STDOUT " 35[0-8]\\.[0-9]+ +ring/Simple +gpu[0-9]->gpu[0-9] xgmi-mi300")
+topoplan_cli_test(collective_cloudmatrix ARGS collective all-reduce --topology cloudmatrix-384 --size 1GiB
+                  EXPECT_STDOUT "384 ranks, 1 server.*ring/[A-Za-z0-9]+ +gpu[0-9]+->nvswitch ub")
+topoplan_cli_test(collective_gb300 ARGS collective all-reduce --topology gb300-nvl72 --size 1GiB
+                  EXPECT_STDOUT "nvls/Simple +gpu[0-9]+->nvswitch nvlink5")
+topoplan_cli_test(collective_h100nvl_pair
+                  ARGS collective all-reduce --topology pcie-h100nvl-8 --ranks 0,1 --size 1GiB
+                  EXPECT_STDOUT "gpu0->gpu1 nvlink4")

@@ -211,3 +211,13 @@ topoplan_cli_test(plan_redundant_experts_dense
 topoplan_cli_test(plan_queue_term_explained
                   ARGS plan --model llama-3-8b --topology hgx-h100-8
                   EXPECT_STDOUT "  queue: the mean wait of a newly arrived prompt before its prefill")
+# Issue 30: llama-3.1-70b plans on the new platforms; figures that are not public are noted.
+foreach(_server hgx-b300-8 gb300-nvl72 pcie-h100nvl-8 amd-mi355x-8 cloudmatrix-384)
+  topoplan_cli_test(plan_70b_${_server} ARGS plan --model llama-3.1-70b --topology ${_server}
+                    EXPECT_STDOUT "llama-3.1-70b on ${_server} .*Best: tp[0-9]+ pp[0-9]+ dp[0-9]+")
+endforeach()
+topoplan_cli_test(plan_70b_ascend_note ARGS plan --model llama-3.1-70b --topology ascend-910b-8
+                  EXPECT_STDOUT "note: Ascend-910B: hbm_GBps, bf16_TFLOPS.*not public")
+topoplan_cli_test(plan_70b_ascend_note_json
+                  ARGS plan --model llama-3.1-70b --topology ascend-910b-8 --json
+                  EXPECT_STDOUT "\"catalog_notes\": \\[[^]]*\"Ascend-910B: ")

@@ -88,3 +88,32 @@ topoplan_cli_test(topo_show_mixed_cluster
 topoplan_cli_test(topo_show_mixed_cluster_json
                   ARGS topo show ${PROJECT_SOURCE_DIR}/examples/mixed-pools/h200-prefill-h20-decode.json --json
                   EXPECT_STDOUT "\"groups\": \\[\n +{\n +\"server\": \"hgx-h200-8\",\n +\"nodes\": 4")
+
+# The 2026 servers (issue 30): each shows its GPU count, model and memory total (the catalog's
+# capacity x GPUs, printed binary: 8 x 288 GiB = 2.25 TiB, 72 x 288 = 20.25 TiB, 384 x 128 GiB =
+# 48 TiB), and GPUs whose figures are not public say so.
+foreach(_case
+    "hgx-b300-8;8 x B300;2\\.25 TiB"
+    "gb300-nvl72;72 x GB300;20\\.2 TiB"
+    "pcie-h100-8;8 x H100-PCIe;640 GiB"
+    "pcie-h100nvl-8;8 x H100-NVL;752 GiB"
+    "pcie-h200nvl-8;8 x H200-NVL;1\\.1 TiB"
+    "pcie-rtxpro6000-8;8 x RTX-PRO-6000-Server;768 GiB"
+    "amd-mi300x-8;8 x MI300X;1\\.5 TiB"
+    "amd-mi325x-8;8 x MI325X;2 TiB"
+    "amd-mi355x-8;8 x MI355X;2\\.25 TiB"
+    "ascend-910b-8;8 x Ascend-910B;512 GiB"
+    "ascend-910c-8;8 x Ascend-910C;1 TiB"
+    "cloudmatrix-384;384 x Ascend-910C;48 TiB")
+  list(GET _case 0 _name)
+  list(GET _case 1 _gpus)
+  list(GET _case 2 _memory)
+  topoplan_cli_test(topo_show_${_name} ARGS topo show ${_name}
+                    EXPECT_STDOUT "GPUs +${_gpus}\n +GPU memory total +${_memory}\n")
+endforeach()
+topoplan_cli_test(topo_show_assumed_note ARGS topo show ascend-910c-8
+                  EXPECT_STDOUT "Note: Ascend-910C: int8_TOPS, pcie_type, power_W not public")
+topoplan_cli_test(topo_show_assumed_json ARGS topo show cloudmatrix-384 --json
+                  EXPECT_STDOUT "\"assumed_figures\": \\[[^]]*\"Ascend-910C: int8_TOPS")
+topoplan_cli_test(topo_show_spectrum_x ARGS topo show b300-spectrum-x-16
+                  EXPECT_STDOUT "fabric +rail-optimized, spectrum-x-800g")

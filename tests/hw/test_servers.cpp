@@ -68,11 +68,32 @@ TEST_CASE("GPU counts, memory and NVLink bandwidth per server") {
   // hgx-h20-8: 8 x 96 GiB = 768 GiB; 18 x 25 = 450 GB/s. H800: 8 x 25 = 200. A100: 12 x 25 =
   // 300. A800: 8 x 25 = 200. B200: 18 x 50 = 900. GB200 NVL72: 72 x 186 GiB = 13,392 GiB (NVIDIA:
   // "13.4 TB" of HBM3e).
-  const Expect cases[] = {{"hgx-h20-8", 8, 768, 450},   {"hgx-h100-8", 8, 640, 450},
-                          {"hgx-h200-8", 8, 1128, 450}, {"hgx-h800-8", 8, 640, 200},
-                          {"dgx-a100-8", 8, 640, 300},  {"hgx-a800-8", 8, 640, 200},
-                          {"hgx-b200-8", 8, 1440, 900}, {"gb200-nvl72", 72, 13392, 900},
-                          {"pcie-l40s-8", 8, 384, 0},   {"pcie-rtx4090-8", 8, 192, 0}};
+  const Expect cases[] = {{"hgx-h20-8", 8, 768, 450},
+                          {"hgx-h100-8", 8, 640, 450},
+                          {"hgx-h200-8", 8, 1128, 450},
+                          {"hgx-h800-8", 8, 640, 200},
+                          {"dgx-a100-8", 8, 640, 300},
+                          {"hgx-a800-8", 8, 640, 200},
+                          {"hgx-b200-8", 8, 1440, 900},
+                          {"gb200-nvl72", 72, 13392, 900},
+                          {"pcie-l40s-8", 8, 384, 0},
+                          {"pcie-rtx4090-8", 8, 192, 0},
+                          // Issue 30. B300: 8 x 288 = 2,304 GiB ("2.3 TB"); GB300 NVL72: 72 x 288
+                          // = 20,736 GiB ("20 TB"); H100 NVL pairs 12 x 25 = 300; H200 NVL 4-way
+                          // groups 3 peers x 6 x 25 = 450; AMD meshes 7 x 64 = 448, 7 x 76.8 =
+                          // 537.6; HCCS 7 x 28 = 196; UB 14 x 28 = 392 (CloudMatrix384: 384 x 128
+                          // = 49,152 GiB, "48 TB").
+                          {"hgx-b300-8", 8, 2304, 900},
+                          {"gb300-nvl72", 72, 20736, 900},
+                          {"pcie-h100nvl-8", 8, 752, 300},
+                          {"pcie-h200nvl-8", 8, 1128, 450},
+                          {"pcie-rtxpro6000-8", 8, 768, 0},
+                          {"amd-mi300x-8", 8, 1536, 448},
+                          {"amd-mi325x-8", 8, 2048, 448},
+                          {"amd-mi355x-8", 8, 2304, 537.6},
+                          {"ascend-910b-8", 8, 512, 196},
+                          {"ascend-910c-8", 8, 1024, 392},
+                          {"cloudmatrix-384", 384, 49152, 392}};
   for (const Expect& e : cases) {
     CAPTURE(e.name);
     Topology t = load_topology(e.name);
@@ -237,4 +258,45 @@ TEST_CASE("cluster files that name themselves or each other are a named cycle, n
       doctest::Contains((a + ": /cluster/fabric/tiers: must be 1 to 4, got 5").c_str()),
       InputError);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("pcie-h100-8: plain PCIe, the optional NVLink bridge is not fitted") {
+  // The H100 PCIe entry records the bridge's 300 GB/s (what the card can take); this server has
+  // none, so every GPU pair meets through a PCIe Gen5 switch or the CPUs.
+  Topology t = load_topology("pcie-h100-8");
+  REQUIRE(t.gpus().size() == 8);
+  for (int g : t.gpus()) {
+    CHECK(bw_of_kind(t, g, LinkKind::NVLink) == 0);
+    CHECK(bw_of_kind(t, g, LinkKind::PCIe) == doctest::Approx(64));  // Gen5 x16
+    CHECK(t.gpu_spec(g).name == "H100-PCIe");
+  }
+  CHECK(t.gpu_spec(t.gpus()[0]).nvlink_GBps == 300);
+  CHECK(t.nics_of_node(0).size() == 4);
+}
+
+TEST_CASE("xGMI and HCCS meshes: every GPU pair has its own link, 7 per GPU") {
+  for (const char* name : {"amd-mi300x-8", "amd-mi325x-8", "amd-mi355x-8", "ascend-910b-8"}) {
+    CAPTURE(name);
+    Topology t = load_topology(name);
+    for (int g : t.gpus()) {
+      int peers = 0;
+      for (const Adjacent& a : t.neighbours(g))
+        peers += t.device(a.device).type == DeviceType::Gpu &&
+                 t.link(link_of(a.out)).kind == LinkKind::NVLink;
+      CHECK(peers == 7);
+    }
+  }
+}
+
+TEST_CASE("rack-scale domains: GB300 NVL72 and CloudMatrix384 are one switch vertex each") {
+  for (const char* name : {"gb300-nvl72", "cloudmatrix-384", "ascend-910c-8"}) {
+    CAPTURE(name);
+    Topology t = load_topology(name);
+    CHECK(t.node_count() == 1);
+    int switches = 0;
+    for (std::size_t d = 0; d < t.device_count(); ++d)
+      switches += t.device(static_cast<int>(d)).type == DeviceType::NvSwitch;
+    CHECK(switches == 1);
+    CHECK(t.nics_of_node(0).size() == t.gpus().size());  // one NIC (or RDMA port) per GPU
+  }
 }

@@ -124,6 +124,12 @@ TEST_CASE("compare: the cost catalog is read through the bounded reader, every f
   CHECK(server_overhead_W("H100-SXM").value == 10200 - 8 * 700);
   CHECK(server_overhead_W("H100-SXM").source.find("DGX H100") != std::string::npos);
   CHECK(server_overhead_W("no-such-gpu").value == 1000);
+  // Rack-scale systems are one node: the overhead makes a rack its published power.
+  // GB200 NVL72: 72 x 1200 W + 33,600 W = 120 kW (DGX GB200 NVL72); GB300 NVL72: 72 x 1400 W +
+  // 31,200 W = 132 kW (its power shelves' output). DGX B300: 8 x 1100 W + 5,700 W = 14.5 kW.
+  CHECK(72 * 1200 + server_overhead_W("GB200").value == 120000);
+  CHECK(72 * 1400 + server_overhead_W("GB300").value == 132000);
+  CHECK(8 * 1100 + server_overhead_W("B300").value == 14500);
   CHECK(default_gpu_hour_price("H100-SXM")->value == 2.99);
   CHECK(default_gpu_hour_price("H100-SXM")->source.find(", 2025-01") != std::string::npos);
   CHECK(!default_gpu_hour_price("H20").has_value());

@@ -57,29 +57,42 @@ ordered_json reference_topo_show(const Topology& t, const TopologySummary& s) {
                      {"count", l.count},
                      {"GBps", json_number(l.bw_GBps)}});
   }
-  ordered_json models = ordered_json::array();
-  for (const auto& [model, count] : t.gpu_models())
+  ordered_json models = ordered_json::array(), assumed = ordered_json::array();
+  for (const auto& [model, count] : t.gpu_models()) {
     models.push_back({{"model", model}, {"count", count}});
-  return {{"name", t.name},
-          {"description", t.description},
-          {"nodes", s.nodes},
-          {"gpus", s.gpus},
-          {"gpu_model", s.gpu_model},
-          {"gpu_models", models},
-          {"gpu_memory_bytes", json_number(s.gpu_memory_bytes)},
-          {"devices", devices},
-          {"links", t.link_count()},
-          {"nvlink_domain", s.nvlink_domain},
-          {"per_gpu",
-           {{"nvlink_GBps", json_number(s.nvlink_GBps)},
-            {"pcie_GBps", json_number(s.pcie_GBps)},
-            {"network_GBps", json_number(s.network_GBps)},
-            {"network_share_GBps", json_number(s.network_share_GBps)}}},
-          {"bisection_GBps", json_number(s.bisection_GBps)},
-          {"switches_per_tier", s.switches_per_tier},
-          {"fabric", fabric},
-          {"device_list", dev},
-          {"link_list", links}};
+    // Issue 30: GPU figures that are not public, only when a GPU has one.
+    if (std::string n = assumed_figures_note(t.catalog().gpu(model)); !n.empty())
+      assumed.push_back(n);
+  }
+  ordered_json doc = {{"name", t.name},
+                      {"description", t.description},
+                      {"nodes", s.nodes},
+                      {"gpus", s.gpus},
+                      {"gpu_model", s.gpu_model},
+                      {"gpu_models", models},
+                      {"gpu_memory_bytes", json_number(s.gpu_memory_bytes)},
+                      {"devices", devices},
+                      {"links", t.link_count()},
+                      {"nvlink_domain", s.nvlink_domain},
+                      {"per_gpu",
+                       {{"nvlink_GBps", json_number(s.nvlink_GBps)},
+                        {"pcie_GBps", json_number(s.pcie_GBps)},
+                        {"network_GBps", json_number(s.network_GBps)},
+                        {"network_share_GBps", json_number(s.network_share_GBps)}}},
+                      {"bisection_GBps", json_number(s.bisection_GBps)},
+                      {"switches_per_tier", s.switches_per_tier},
+                      {"fabric", fabric},
+                      {"device_list", dev},
+                      {"link_list", links}};
+  if (!assumed.empty()) {
+    ordered_json with = ordered_json::object();
+    for (auto& [key, value] : doc.items()) {
+      if (key == "gpu_memory_bytes") with["assumed_figures"] = assumed;
+      with[key] = value;
+    }
+    return with;
+  }
+  return doc;
 }
 
 void check_topo_show_same(const Topology& t) {
