@@ -36,8 +36,17 @@ inline CLI::Validator positive_count() {
 }
 
 // Every --help ends with an example command line.
+// Each call adds one example line under "Example:" ("Examples:" from the second on); every line
+// is run by tests/cli/help_examples.cmake.
 inline void add_example(CLI::App& cmd, const std::string& example) {
-  cmd.footer("\nExample:\n  " + example);
+  const std::string previous = cmd.get_footer();
+  if (previous.empty()) {
+    cmd.footer("\nExample:\n  " + example);
+    return;
+  }
+  std::string more = previous;
+  if (more.rfind("\nExample:\n", 0) == 0) more.replace(0, 10, "\nExamples:\n");
+  cmd.footer(more + "\n  " + example);
 }
 
 void add_topo_command(CLI::App& app, Action& action);

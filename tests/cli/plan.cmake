@@ -184,3 +184,17 @@ topoplan_cli_test(plan_redundant_experts_dense
 topoplan_cli_test(plan_queue_term_explained
                   ARGS plan --model llama-3-8b --topology hgx-h100-8
                   EXPECT_STDOUT "  queue: the mean wait of a newly arrived prompt before its prefill")
+# Issue 31: --csv loads with pandas (Debian python3-pandas) for plan, train, compare, collective.
+execute_process(COMMAND python3 -c "import pandas" RESULT_VARIABLE pandas_missing
+                OUTPUT_QUIET ERROR_QUIET)
+if(PYTHON3 AND NOT pandas_missing)
+  add_test(NAME cli_csv_pandas
+           COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/csv_pandas.py
+                   $<TARGET_FILE:topoplan_cli> ${CMAKE_CURRENT_BINARY_DIR}/csv_pandas)
+else()
+  message(WARNING "python3-pandas missing: cli_csv_pandas is not run (scripts/install-deps.sh)")
+endif()
+topoplan_cli_test(csv_rfc4180_quoting
+                  ARGS plan --model llama-3.1-405b --topology hgx-h100-8 --mode decode --csv -
+                       --quiet
+                  EXIT 3 EXPECT_STDOUT "^rank,|\r\n[^\r]*\"[^\"]*,[^\"]*\"")
