@@ -1,6 +1,7 @@
 // `topoplan plan`: flags here, the search in plan/, text and JSON in report/plan_report.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -61,6 +62,12 @@ void check_emit(const PlanArgs& a) {
   if (a.json || a.csv.to_stdout())
     throw InputError("--emit", "",
                      "prints the launch commands on stdout; drop --json, or give --csv a FILE");
+  // The engine is checked before the search, which may take a while.
+  const bool train = a.mode == "train";
+  const std::vector<std::string> known =
+      train ? report::training_engines() : report::serving_engines();
+  if (std::find(known.begin(), known.end(), a.emit) == known.end())
+    throw UnknownNameError(train ? "training engine" : "serving engine", a.emit, known);
 }
 
 // The weight precision --precision forces on the checkpoint ("" when none or the same).

@@ -433,12 +433,6 @@ std::string emit_pools(std::string_view engine, const std::vector<Pool>& pools, 
   return out;
 }
 
-std::string plan_label(const Strategy& st) {
-  std::string l = "tp" + std::to_string(st.tp) + " pp" + std::to_string(st.pp) + " dp" +
-                  std::to_string(st.dp) + " ep" + std::to_string(st.ep);
-  return st.attention_dp ? l + " adp" : l;
-}
-
 }  // namespace
 
 std::string emit_serving(std::string_view engine, const ServeLaunch& in, const PlanOutput& out) {
@@ -447,7 +441,7 @@ std::string emit_serving(std::string_view engine, const ServeLaunch& in, const P
     throw InputError("--emit", "", "no plan fits: nothing to launch");
   const PlanResult& best = out.plans.front();
   const Pool pool = pool_from_placement(*out.placement, best.batch);
-  const std::string what = out.model + " on " + out.topology + ": " + plan_label(pool.s) +
+  const std::string what = out.model + " on " + out.topology + ": " + label(pool.s, out.moe) +
                            ", batch " + num(best.batch) + " (" +
                            std::string(to_string(in.request.mode)) + ")";
   return emit_pools(engine, {pool}, settings_of(in, out.kv_dtype), what);
@@ -462,8 +456,8 @@ std::string emit_serving_disagg(std::string_view engine, const ServeLaunch& in,
   const std::vector<Pool> pools = {pool_from_range("prefill", b.prefill, 0, per_node),
                                    pool_from_range("decode", b.decode, b.prefill.gpus, per_node)};
   const std::string what = out.model + " on " + out.topology + ", disaggregated " + b.ratio +
-                           ": prefill " + plan_label(b.prefill.strategy) + ", decode " +
-                           plan_label(b.decode.strategy);
+                           ": prefill " + label(b.prefill.strategy, in.model->is_moe()) +
+                           ", decode " + label(b.decode.strategy, in.model->is_moe());
   return emit_pools(engine, pools,
                     settings_of(in, std::string(to_string(in.model->dtypes.kv_cache))), what);
 }

@@ -139,14 +139,15 @@ std::string emit_training(std::string_view engine, const ModelSpec& model,
   std::string out = "# " + r.model + " on " + r.topology + ": " + describe(p.strategy) + ", " +
                     std::to_string(r.gpus) + " GPUs on " + std::to_string(nnodes) +
                     (nnodes == 1 ? " server" : " servers") + "\n";
-  for (const LaunchFlag& f : launch_flags())
-    if (f.engine == engine) {
-      out += "# flags as of " + std::string(f.version) + "; torchrun of " +
-             std::string(launch_flags().front().version.empty() ? "" : "PyTorch main@f34fa151") +
-             " (docs/launch.md cites each flag's source)\n";
-      break;
-    }
-  if (nnodes > 1) out += "# set N<i>_ADDR to the address of server n<i> of the topology\n";
+  std::string version, torchrun;
+  for (const LaunchFlag& f : launch_flags()) {
+    if (f.engine == engine && version.empty()) version = std::string(f.version);
+    if (f.engine == "torchrun" && torchrun.empty()) torchrun = std::string(f.version);
+  }
+  out += "# flags as of " + version + "; torchrun of " + torchrun +
+         " (docs/launch.md cites each flag's source)\n";
+  if (nnodes > 1)
+    out += "# set N<i>_ADDR to the address of server n<i> of the topology before running\n";
   out += "# rank layout (tp fastest, then cp, dp, pp; server i runs ranks i*" +
          std::to_string(per_node) + " ...):\n" + layout_comment(shown);
   if (r.placement_ranks > static_cast<int>(r.placement.size()))

@@ -194,7 +194,11 @@ if(PYTHON3 AND NOT pandas_missing)
 else()
   message(WARNING "python3-pandas missing: cli_csv_pandas is not run (scripts/install-deps.sh)")
 endif()
-topoplan_cli_test(csv_rfc4180_quoting
-                  ARGS plan --model llama-3.1-405b --topology hgx-h100-8 --mode decode --csv -
-                       --quiet
-                  EXIT 3 EXPECT_STDOUT "^rank,|\r\n[^\r]*\"[^\"]*,[^\"]*\"")
+topoplan_cli_test(plan_csv_stdout_header
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --mode decode --batch 16
+                       --top 2 --csv --quiet
+                  EXPECT_STDOUT "^strategy\\.tp,strategy\\.pp,strategy\\.ep,strategy\\.dp,strategy\\.attention_dp,fits,reason,meets_limits,memory_per_gpu_bytes,memory\\.capacity_bytes,")
+topoplan_cli_test(plan_csv_file_keeps_table
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --mode decode --batch 16
+                       --top 2 --quiet --csv ${CMAKE_CURRENT_BINARY_DIR}/plan_csv_file.csv
+                  EXPECT_STDOUT "llama-3-8b on hgx-h100-8")
