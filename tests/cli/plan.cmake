@@ -185,14 +185,24 @@ topoplan_cli_test(plan_queue_term_explained
                   ARGS plan --model llama-3-8b --topology hgx-h100-8
                   EXPECT_STDOUT "  queue: the mean wait of a newly arrived prompt before its prefill")
 # Issue 31: --csv loads with pandas (Debian python3-pandas) for plan, train, compare, collective.
-execute_process(COMMAND python3 -c "import pandas" RESULT_VARIABLE pandas_missing
-                OUTPUT_QUIET ERROR_QUIET)
-if(PYTHON3 AND NOT pandas_missing)
+# The first python3 that imports pandas (a pyenv python3 on PATH may not see Debian's packages).
+set(pandas_python "")
+foreach(candidate ${PYTHON3} /usr/bin/python3)
+  if(candidate AND EXISTS ${candidate} AND NOT pandas_python)
+    execute_process(COMMAND ${candidate} -c "import pandas" RESULT_VARIABLE pandas_rc
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(pandas_rc EQUAL 0)
+      set(pandas_python ${candidate})
+    endif()
+  endif()
+endforeach()
+if(pandas_python)
   add_test(NAME cli_csv_pandas
-           COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/csv_pandas.py
+           COMMAND ${pandas_python} ${CMAKE_CURRENT_SOURCE_DIR}/csv_pandas.py
                    $<TARGET_FILE:topoplan_cli> ${CMAKE_CURRENT_BINARY_DIR}/csv_pandas)
 else()
-  message(WARNING "python3-pandas missing: cli_csv_pandas is not run (scripts/install-deps.sh)")
+  message(WARNING "no python3 with pandas: cli_csv_pandas is not run (scripts/install-deps.sh "
+                  "installs python3-pandas)")
 endif()
 topoplan_cli_test(plan_csv_stdout_header
                   ARGS plan --model llama-3-8b --topology hgx-h100-8 --mode decode --batch 16
@@ -202,3 +212,7 @@ topoplan_cli_test(plan_csv_file_keeps_table
                   ARGS plan --model llama-3-8b --topology hgx-h100-8 --mode decode --batch 16
                        --top 2 --quiet --csv ${CMAKE_CURRENT_BINARY_DIR}/plan_csv_file.csv
                   EXPECT_STDOUT "llama-3-8b on hgx-h100-8")
+topoplan_cli_test(plan_csv_disagg_splits
+                  ARGS plan --model deepseek-r1 --topology hgx-h20-8 --nodes 2 --disagg
+                       --tpot-max 50 --quiet --csv
+                  EXPECT_STDOUT "^ratio,requests_per_s,goodput_tokens_per_s,bottleneck,ttft_ms,tpot_ms\r\n1P:1D,")
