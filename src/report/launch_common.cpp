@@ -48,13 +48,20 @@ std::string span(const std::vector<int>& v) {
 std::string layout_comment(const LaunchNodes& n, int first_rank) {
   std::string out;
   int rank = first_rank;
-  for (std::size_t i = 0; i < n.nodes.size(); ++i) {
-    const int count = static_cast<int>(n.gpus[i].size());
+  const std::size_t count = n.nodes.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const int size = static_cast<int>(n.gpus[i].size());
+    // Past four servers: the first two and the last, the others counted.
+    if (count > 4 && i >= 2 && i + 1 < count) {
+      if (i == 2) out += "#   ... " + std::to_string(count - 3) + " more servers ...\n";
+      rank += size;
+      continue;
+    }
     std::vector<int> ranks;
-    for (int r = 0; r < count; ++r) ranks.push_back(rank + r);
+    for (int r = 0; r < size; ++r) ranks.push_back(rank + r);
     out += "#   n" + std::to_string(n.nodes[i]) + ": GPUs " + span(n.gpus[i]) + " -> ranks " +
            span(ranks) + "\n";
-    rank += count;
+    rank += size;
   }
   return out;
 }

@@ -36,6 +36,12 @@ TEST_CASE("launch: servers of an instance and the engines' contiguous rank block
   CHECK(n.contiguous);
   CHECK(report::layout_comment(n) ==
         "#   n2: GPUs 0-7 -> ranks 0-7\n#   n3: GPUs 0-7 -> ranks 8-15\n");
+  // Past four servers the comment shows the first two and the last.
+  std::vector<report::LaunchSlot> wide;
+  for (int r = 0; r < 48; ++r) wide.push_back({r / 8, r % 8});
+  CHECK(report::layout_comment(report::launch_nodes(wide)) ==
+        "#   n0: GPUs 0-7 -> ranks 0-7\n#   n1: GPUs 0-7 -> ranks 8-15\n"
+        "#   ... 3 more servers ...\n#   n5: GPUs 0-7 -> ranks 40-47\n");
   // dp-pp-tp order: consecutive ranks alternate servers, which no engine's blocks reproduce.
   std::vector<report::LaunchSlot> strided;
   for (int r = 0; r < 4; ++r) strided.push_back({r % 2, r / 2});
