@@ -104,16 +104,27 @@ Pool pool_from_range(const std::string& role, const DisaggPool& dp, int first, i
 
 std::string replica_header(const Pool& p, std::size_t d, const LaunchNodes& n) {
   std::string role = p.role.empty() ? "" : p.role + " ";
-  std::string out = "# " + role + "instance " + std::to_string(d) + " (replica " +
-                    std::to_string(d) + " of " + std::to_string(p.s.dp) +
-                    "): " + std::to_string(p.s.tp * p.s.pp) + " GPUs on " +
-                    std::to_string(n.nodes.size()) +
-                    (n.nodes.size() == 1 ? " server" : " servers") + "\n" + layout_comment(n);
+  std::string out =
+      "# " + role + "instance " + std::to_string(d) + " (replica " + std::to_string(d) + " of " +
+      std::to_string(p.s.dp) + "): " + std::to_string(p.s.tp * p.s.pp) +
+      (p.s.tp * p.s.pp == 1 ? " GPU on " : " GPUs on ") + std::to_string(n.nodes.size()) +
+      (n.nodes.size() == 1 ? " server" : " servers") + "\n" + layout_comment(n);
   if (!n.contiguous)
     out +=
         "# note: the engine gives each server a contiguous block of ranks; the plan's placement "
         "interleaves servers, so the engine's groups differ from the plan's\n";
   return out;
+}
+
+// Past four replicas only the first two and the last are written out; true for the ones left
+// out (the first of them adds one comment saying so).
+bool elided(const Pool& p, std::size_t d, std::string& out) {
+  const std::size_t n = p.replicas.size();
+  if (n <= 4 || d < 2 || d + 1 == n) return false;
+  if (d == 2)
+    out += "# ... " + p.role + (p.role.empty() ? "" : " ") + "instances 2 to " +
+           std::to_string(n - 2) + ": the same on their own GPUs (the plan's placement)\n";
+  return true;
 }
 
 // ---- SGLang (and Dynamo's SGLang worker) ------------------------------------------------------
@@ -181,9 +192,10 @@ std::string sglang_pool(const Pool& p, const Settings& s, bool dynamo, std::map<
   std::string out;
   for (std::size_t d = 0; d < p.replicas.size(); ++d) {
     const LaunchNodes n = launch_nodes(p.replicas[d]);
+    const int port = port_for(used, n.nodes.front(), 30000);  // counted for elided ones too
+    if (elided(p, d, out)) continue;
     out += replica_header(p, d, n);
     std::string notes;
-    const int port = port_for(used, n.nodes.front(), 30000);
     for (std::size_t i = 0; i < n.nodes.size(); ++i) {
       LaunchCommand c(dynamo ? "dynamo" : "sglang",
                       dynamo ? "python3 -m dynamo.sglang" : "python3 -m sglang.launch_server");
@@ -206,6 +218,7 @@ std::string vllm_pool(const Pool& p, const Settings& s) {
   std::string out;
   const bool ep_all = s.moe && p.s.ep == p.s.tp && p.s.ep > 1;
   for (std::size_t d = 0; d < p.replicas.size(); ++d) {
+    if (elided(p, d, out)) continue;
     const LaunchNodes n = launch_nodes(p.replicas[d]);
     out += replica_header(p, d, n);
     std::string notes;
@@ -339,6 +352,8 @@ std::string trtllm_pool(const Pool& p, const Settings& s, std::map<int, int>& us
   if (!yaml.empty()) out += "cat > " + file + " <<'EOF'\n" + yaml + "EOF\n";
   for (std::size_t d = 0; d < p.replicas.size(); ++d) {
     const LaunchNodes n = launch_nodes(p.replicas[d]);
+    const int port = port_for(used, n.nodes.front(), 8000);  // counted for elided ones too
+    if (elided(p, d, out)) continue;
     out += replica_header(p, d, n);
     LaunchCommand c(e, "trtllm-serve");
     const int per_node = static_cast<int>(n.gpus.front().size());
@@ -366,7 +381,6 @@ std::string trtllm_pool(const Pool& p, const Settings& s, std::map<int, int>& us
     if (n.nodes.size() > 1) c.arg(e, "--gpus_per_node", std::to_string(per_node));
     if (!yaml.empty()) c.arg(e, "--extra_llm_api_options", file);
     if (!p.role.empty()) c.arg(e, "--server_role", p.role == "prefill" ? "CONTEXT" : "GENERATION");
-    const int port = port_for(used, n.nodes.front(), 8000);
     if (port > 0) c.arg(e, "--port", std::to_string(port));
     out += c.str();
   }
