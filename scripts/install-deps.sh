@@ -5,6 +5,8 @@ pkgs=(build-essential cmake ninja-build pkg-config libboost-graph-dev nlohmann-j
       libgraphviz-dev graphviz doctest-dev libcli11-dev libxml2-dev)
 # Reports (issue 9): PLplot charts, xmllint for the SVG test, headless Chromium for the HTML test.
 pkgs+=(libplplot-dev plplot-driver-cairo libxml2-utils chromium python3)
+# Issue 31: the --csv test loads the tables with pandas.
+pkgs+=(python3-pandas)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -7,6 +7,7 @@
 
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
+#include "cli/csv_option.hpp"
 #include "cli/topology_options.hpp"
 #include "io/topology_ranges.hpp"
 #include "report/chart_views.hpp"
@@ -14,6 +15,7 @@
 #include "topoplan/collective.hpp"
 #include "topoplan/dtype.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/json.hpp"
 #include "topoplan/units.hpp"
 
 namespace topoplan::cli {
@@ -35,6 +37,7 @@ struct CollectiveArgs {
   bool no_nvls = false;
   bool sharp = false;
   bool json = false;
+  CsvOption csv;  // --csv [FILE]
   std::string calibration;
   std::string chart;  // --chart FILE.svg|png|pdf
 };
@@ -246,7 +249,9 @@ int run(const CollectiveArgs& a) {
   if (all)
     for (std::size_t i = 0; i < sizes.size(); ++i)
       for (const report::CollectiveSeries& x : series) r.alternatives.push_back(x.second[i]);
-  report::print_collective(std::cout, r, a.json);
+  // --csv: one row per size (results), or per size and algorithm/protocol with --algo all.
+  if (!write_csv(a.csv, to_json(r), all ? "alternatives" : "results"))
+    report::print_collective(std::cout, r, a.json);
   if (!a.chart.empty()) {
     const std::string each = groups.size() > 1 ? " GPUs each" : " GPUs";
     report::write_collective_chart(
@@ -297,6 +302,10 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_flag("--no-nvls", args->no_nvls, "disable NVLS / NVLSTree (NCCL_NVLS_ENABLE=0)");
   sub->add_flag("--sharp", args->sharp, "the fabric offers in-network reduction (enables CollNet)");
   sub->add_flag("--json", args->json, "JSON output with stable keys");
+  add_csv_option(*sub, args->csv,
+                 "one row per size (with --algo all: per size and algorithm/protocol)");
+  add_example(*sub,
+              "topoplan collective all-gather --topology hgx-h100-8 --sweep 1M:1G --csv sweep.csv");
   add_calibration_option(*sub, args->calibration);
   sub->callback([args, &action] { action = [args] { return run(*args); }; });
 }

@@ -4,10 +4,12 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/csv_option.hpp"
 #include "report/chart_views.hpp"
 #include "report/compare.hpp"
 #include "report/html_report.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/json.hpp"
 #include "topoplan/model.hpp"
 
 namespace topoplan::cli {
@@ -21,6 +23,7 @@ struct CompareArgs {
   std::function<PlanRequest()> request;
   bool json = false;
   std::string chart, html;
+  CsvOption csv;  // --csv [FILE]: one row per design
 };
 
 int run_compare(const CompareArgs& a) {
@@ -30,6 +33,7 @@ int run_compare(const CompareArgs& a) {
   const report::Comparison c = report::compare_designs(m, designs, a.request(), a.prices);
   if (!a.chart.empty()) report::write_compare_chart(c, a.chart);
   if (!a.html.empty()) report::write_compare_html(c, a.html);
+  if (write_csv(a.csv, to_json(c), "designs")) return c.overall >= 0 ? 0 : kExitNoPlan;
   if (a.json)
     report::print_compare_json(std::cout, c);
   else
@@ -57,9 +61,13 @@ void add_compare_command(CLI::App& app, Action& action) {
   sub->add_option("--chart", a->chart, "grouped bars per design (.svg, .png, .pdf)");
   sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/report.md)");
+  add_csv_option(*sub, a->csv, "one row per design");
   add_example(*sub,
               "topoplan compare --model deepseek-r1 --topology hgx-h20-8:nodes=2 "
               "--topology hgx-h200-8 --tpot-max 50");
+  add_example(*sub,
+              "topoplan compare --model llama-3-8b --topology hgx-h100-8 --topology hgx-h200-8 "
+              "--csv designs.csv");
   sub->callback([&action, a] { action = [a] { return run_compare(*a); }; });
 }
 

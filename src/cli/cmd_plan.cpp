@@ -1,15 +1,18 @@
 // `topoplan plan`: flags here, the search in plan/, text and JSON in report/plan_report.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
+#include "cli/csv_option.hpp"
 #include "cli/model_options.hpp"
 #include "cli/plan_train.hpp"
 #include "cli/progress_bar.hpp"
@@ -18,6 +21,7 @@
 #include "report/diagram_overlay.hpp"
 #include "report/disagg_report.hpp"
 #include "report/html_report.hpp"
+#include "report/launch.hpp"
 #include "report/plan_report.hpp"
 #include "topoplan/disagg.hpp"
 #include "topoplan/error.hpp"
@@ -49,7 +53,37 @@ struct PlanArgs {
   std::string decode_server;  // --decode-server: the decode pool's own kind of server
   std::optional<int> redundant_experts, ep_slots;  // MoeSpec::redundant_experts
   DisaggRequest pools;
+  std::string emit;  // --emit ENGINE: the launch commands of the best plan (docs/launch.md)
+  CsvOption csv;     // --csv [FILE]: one row per ranked strategy
 };
+
+// --emit prints the commands on stdout: nothing else may go there.
+void check_emit(const PlanArgs& a) {
+  if (a.emit.empty()) return;
+  if (a.json || a.csv.to_stdout())
+    throw InputError("--emit", "",
+                     "prints the launch commands on stdout; drop --json, or give --csv a FILE");
+  // The engine is checked before the search, which may take a while.
+  const bool train = a.mode == "train";
+  const std::vector<std::string> known =
+      train ? report::training_engines() : report::serving_engines();
+  if (std::find(known.begin(), known.end(), a.emit) == known.end())
+    throw UnknownNameError(train ? "training engine" : "serving engine", a.emit, known);
+}
+
+// The weight precision --precision forces on the checkpoint ("" when none or the same).
+std::string forced_precision(const PlanArgs& a, const ModelSpec& m) {
+  if (a.precision.precision.empty()) return "";
+  return load_model(a.model).dtypes.weights.dtype == m.dtypes.weights.dtype ? ""
+                                                                            : a.precision.precision;
+}
+
+template <typename Print>
+std::string printed(Print&& print) {
+  std::ostringstream os;
+  print(os);
+  return os.str();
+}
 
 // What --engine sets for serving when the flag itself is not given (docs/planner.md, "Engine
 // profiles"). No engine: SGLang's settings, the planner's defaults since issue 14.
@@ -125,6 +159,16 @@ int run_disagg(const PlanArgs& a, const ModelSpec& m, const PlanRequest& req,
   if (req.mode != PlanMode::Serve)
     throw InputError("--disagg", "", "plans serving (--mode serve): it splits prefill and decode");
   const DisaggOutput out = plan_disagg(m, router, req, a.pools);
+  if (!a.emit.empty()) {
+    if (a.csv.given())
+      write_csv(a.csv, printed([&](std::ostream& os) { report::print_disagg_json(os, out); }),
+                "splits");
+    std::cout << report::emit_serving_disagg(a.emit, {&m, req, forced_precision(a, m)}, out);
+    return out.status == "ok" ? 0 : kExitNoPlan;
+  }
+  if (write_csv(a.csv, printed([&](std::ostream& os) { report::print_disagg_json(os, out); }),
+                "splits"))
+    return out.status == "ok" ? 0 : kExitNoPlan;
   if (a.json)
     report::print_disagg_json(std::cout, out);
   else
@@ -133,6 +177,7 @@ int run_disagg(const PlanArgs& a, const ModelSpec& m, const PlanRequest& req,
 }
 
 int run_plan(PlanArgs& a) {
+  check_emit(a);
   if (!a.decode_server.empty() && !a.disagg)
     throw InputError("--decode-server", "", "names the decode pool's server: use it with --disagg");
   // --decode-server: prefill on --prefill-nodes of --topology, decode on --decode-nodes of it.
@@ -159,8 +204,9 @@ int run_plan(PlanArgs& a) {
     // Training keeps bf16 master weights; --precision picks the GEMM precision instead.
     a.train.precision = a.precision.precision;
     a.train.engine = a.engine;
-    return run_train_plan(load_model(a.model), *setup.router, a.train,
-                          {a.tp, a.pp, a.dp, a.ep, a.req.gpus, a.req.top, a.json, a.quiet});
+    const TrainPins pins{a.tp,      a.pp,   a.dp,    a.ep,   a.req.gpus,
+                         a.req.top, a.json, a.quiet, a.emit, &a.csv};
+    return run_train_plan(load_model(a.model), *setup.router, a.train, pins);
   }
   ModelSpec m = load_model_with(a.model, a.precision);
   apply_expert_slots(a, m);
@@ -184,6 +230,17 @@ int run_plan(PlanArgs& a) {
   if (!a.chart.empty()) report::write_pareto_chart(out, a.chart);
   if (!a.html.empty()) report::write_plan_html(t, out, a.html);
   if (!a.render.empty()) report::render_plan(t, out, report::parse_color_by(a.color_by), a.render);
+  const bool csv_out = write_csv(
+      a.csv, printed([&](std::ostream& os) { report::print_plan_json(os, out); }), "plans");
+  if (!a.emit.empty()) {
+    if (out.status != "ok") {
+      report::print_plan(std::cerr, out);  // why there is nothing to launch
+      return kExitNoPlan;
+    }
+    std::cout << report::emit_serving(a.emit, {&m, req, forced_precision(a, m)}, out);
+    return 0;
+  }
+  if (csv_out) return out.status == "ok" ? 0 : kExitNoPlan;
   if (a.json)
     report::print_plan_json(std::cout, out);
   else
@@ -299,8 +356,18 @@ void add_plan_command(CLI::App& app, Action& action) {
                   "--disagg: decode on --decode-nodes servers of this kind (e.g. hgx-h20-8), "
                   "prefill on --prefill-nodes of --topology's, one fabric (mixed GPU pools)");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/planner.md)");
+  add_csv_option(*sub, a->csv,
+                 "one row per ranked strategy (plans; --disagg: one per split tried; --mode "
+                 "train: one per training plan)");
+  sub->add_option("--emit", a->emit,
+                  "print the commands that launch the best plan instead of the table: serve "
+                  "sglang | vllm | trtllm | dynamo; --mode train megatron | torchtitan "
+                  "(docs/launch.md: engine versions, flag sources)");
   add_calibration_option(*sub, a->calibration);
   add_example(*sub, "topoplan plan --model deepseek-r1 --topology hgx-h20-8 --tpot-max 50 --json");
+  add_example(*sub,
+              "topoplan plan --model deepseek-r1 --topology hgx-h20-8 --tpot-max 50 --emit sglang");
+  add_example(*sub, "topoplan plan --model llama-3-8b --topology hgx-h100-8 --csv plans.csv");
   sub->add_option("--render", a->render,
                   "draw the best plan on the topology (.svg, .png, .pdf, .dot; docs/report.md)");
   sub->add_option("--color-by", a->color_by, "with --render: fill GPUs by tp | pp | ep | dp")

@@ -1,9 +1,11 @@
 // Flags of `topoplan plan --mode train` (issue 13's contract) and the call into the library.
 #include <iostream>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/plan_train.hpp"
 #include "cli/progress_bar.hpp"
+#include "report/launch.hpp"
 #include "report/train_report.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/train.hpp"
@@ -73,11 +75,27 @@ int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f
     r = plan_training(m, router, q);
   }
   if (f.no_timing) r.search_s = r.evaluations_per_s_per_core = -1;  // printed as null / "-"
+  const int rc = r.plans.front().fits ? 0 : 3;
+  bool csv_out = false;
+  if (pins.csv != nullptr && pins.csv->given()) {
+    std::ostringstream os;
+    report::print_train_json(os, r);
+    csv_out = write_csv(*pins.csv, os.str(), "plans");
+  }
+  if (!pins.emit.empty()) {
+    if (rc != 0) {
+      report::print_train(std::cerr, r);  // why there is nothing to launch
+      return rc;
+    }
+    std::cout << report::emit_training(pins.emit, m, r);
+    return 0;
+  }
+  if (csv_out) return rc;
   if (pins.json)
     report::print_train_json(std::cout, r);
   else
     report::print_train(std::cout, r);
-  return r.plans.front().fits ? 0 : 3;
+  return rc;
 }
 
 }  // namespace topoplan::cli

@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "topoplan/plan.hpp"
 
@@ -36,8 +38,16 @@ inline CLI::Validator positive_count() {
 }
 
 // Every --help ends with an example command line.
+// Each call adds one example line under "Example:" ("Examples:" from the second on); every line
+// is run by tests/cli/help_examples.cmake. A subcommand starts from its parent's footer (CLI11
+// copies it), so the lines are kept per command here rather than read back from the footer.
 inline void add_example(CLI::App& cmd, const std::string& example) {
-  cmd.footer("\nExample:\n  " + example);
+  static std::map<const CLI::App*, std::vector<std::string>> examples;
+  std::vector<std::string>& mine = examples[&cmd];
+  mine.push_back(example);
+  std::string footer = mine.size() == 1 ? "\nExample:" : "\nExamples:";
+  for (const std::string& e : mine) footer += "\n  " + e;
+  cmd.footer(footer);
 }
 
 void add_topo_command(CLI::App& app, Action& action);

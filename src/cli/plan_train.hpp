@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/csv_option.hpp"
 #include "topoplan/model.hpp"
 #include "topoplan/route.hpp"
 
@@ -26,6 +27,8 @@ struct TrainPins {
   int gpus = 0, top = 5;
   bool json = false;
   bool quiet = false;  // --quiet: no progress bar
+  std::string emit;    // --emit megatron|torchtitan: launch commands instead of the table
+  const CsvOption* csv = nullptr;  // --csv [FILE]: one row per training plan
 };
 
 void add_train_flags(CLI::App& sub, TrainFlags& f);

@@ -60,7 +60,7 @@ foreach(cmd "" plan topo "topo list" "topo show" "topo paths" "topo validate" "t
   string(REPLACE " " ";" cmd_args "${cmd}")
   string(REPLACE " " "_" cmd_name "help_example_${cmd}")
   topoplan_cli_test(${cmd_name} ARGS ${cmd_args} --help
-                    EXPECT_STDOUT "Example:\n  topoplan [^\n]+\n$")
+                    EXPECT_STDOUT "Examples?:\n(  topoplan [^\n]+\n)+$")
 endforeach()
 # Every subcommand's --help example names that subcommand and runs (issue 28).
 foreach(cmd "plan" "compare" "collective" "validate" "calibrate" "topo list" "topo gpus"

@@ -221,3 +221,35 @@ topoplan_cli_test(plan_70b_ascend_note ARGS plan --model llama-3.1-70b --topolog
 topoplan_cli_test(plan_70b_ascend_note_json
                   ARGS plan --model llama-3.1-70b --topology ascend-910b-8 --json
                   EXPECT_STDOUT "\"catalog_notes\": \\[[^]]*\"Ascend-910B: ")
+# Issue 31: --csv loads with pandas (Debian python3-pandas) for plan, train, compare, collective.
+# The first python3 that imports pandas (a pyenv python3 on PATH may not see Debian's packages).
+set(pandas_python "")
+foreach(candidate ${PYTHON3} /usr/bin/python3)
+  if(candidate AND EXISTS ${candidate} AND NOT pandas_python)
+    execute_process(COMMAND ${candidate} -c "import pandas" RESULT_VARIABLE pandas_rc
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(pandas_rc EQUAL 0)
+      set(pandas_python ${candidate})
+    endif()
+  endif()
+endforeach()
+if(pandas_python)
+  add_test(NAME cli_csv_pandas
+           COMMAND ${pandas_python} ${CMAKE_CURRENT_SOURCE_DIR}/csv_pandas.py
+                   $<TARGET_FILE:topoplan_cli> ${CMAKE_CURRENT_BINARY_DIR}/csv_pandas)
+else()
+  message(WARNING "no python3 with pandas: cli_csv_pandas is not run (scripts/install-deps.sh "
+                  "installs python3-pandas)")
+endif()
+topoplan_cli_test(plan_csv_stdout_header
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --mode decode --batch 16
+                       --top 2 --csv --quiet
+                  EXPECT_STDOUT "^strategy\\.tp,strategy\\.pp,strategy\\.ep,strategy\\.dp,strategy\\.attention_dp,fits,reason,meets_limits,memory_per_gpu_bytes,memory\\.capacity_bytes,")
+topoplan_cli_test(plan_csv_file_keeps_table
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --mode decode --batch 16
+                       --top 2 --quiet --csv ${CMAKE_CURRENT_BINARY_DIR}/plan_csv_file.csv
+                  EXPECT_STDOUT "llama-3-8b on hgx-h100-8")
+topoplan_cli_test(plan_csv_disagg_splits
+                  ARGS plan --model deepseek-r1 --topology hgx-h20-8 --nodes 2 --disagg
+                       --tpot-max 50 --quiet --csv
+                  EXPECT_STDOUT "^ratio,requests_per_s,goodput_tokens_per_s,bottleneck,ttft_ms,tpot_ms\r\n1P:1D,")
