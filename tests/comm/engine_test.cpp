@@ -282,8 +282,8 @@ TEST_CASE("xGMI and HCCS meshes (issue 30): the ring is spread over all 7 links 
   // 156.8 GB/s (catalog links xgmi-mi300, xgmi-mi355, hccs). One ring in GPU order would give 1/7.
   const double s = 1e12;  // latency negligible
   for (const auto& entry : {std::pair<const char*, double>{"amd-mi300x-8", 358.4},
-                             {"amd-mi355x-8", 430.08},
-                             {"ascend-910b-8", 156.8}}) {
+                            {"amd-mi355x-8", 430.08},
+                            {"ascend-910b-8", 156.8}}) {
     // Named copies, not a structured binding: clang 14 (the fuzz preset) cannot capture a
     // binding in CAPTURE's lambda.
     const char* name = entry.first;
