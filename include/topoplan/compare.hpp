@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "topoplan/bom.hpp"
 #include "topoplan/plan.hpp"
 #include "topoplan/topology_io.hpp"
 
@@ -43,6 +44,7 @@ struct DesignResult {
   std::optional<Sourced> usd_per_gpu_hour;
   // Derived from best (absent when no plan fits, or no price for $/Mtok).
   std::optional<double> tokens_per_joule, usd_per_mtok, headroom_bytes;
+  std::optional<Bom> bom;  // with --bom (add_bom)
 };
 
 // A column of the comparison: how to read it and which way is better.
@@ -70,7 +72,13 @@ struct Comparison {
 Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>& designs,
                            const PlanRequest& request, const std::vector<double>& prices);
 
+// Counts, powers and prices every design's bill of materials (`compare --bom`, bom.hpp).
+// Throws FieldError (pue, kwh_usd, years, item_prices) or InputError (the prices file).
+void add_bom(Comparison& c, const BomOptions& options);
+
 void print_compare(std::ostream& os, const Comparison& c);
+// The bill of each design that has one (after print_compare).
+void print_bom(std::ostream& os, const Comparison& c);
 void print_compare_json(std::ostream& os, const Comparison& c);
 
 }  // namespace topoplan::report

@@ -24,23 +24,52 @@ struct CompareArgs {
   bool json = false;
   std::string chart, html;
   CsvOption csv;  // --csv [FILE]: one row per design
+  bool bom = false;
+  report::BomOptions bom_options;
+  double pue = 0, kwh_usd = 0, years = 0;  // given when their option's count() > 0
 };
 
 int run_compare(const CompareArgs& a) {
   const ModelSpec m = load_model(a.model);
   std::vector<report::DesignSpec> designs;
   for (const std::string& d : a.designs) designs.push_back(report::parse_design(d));
-  const report::Comparison c = report::compare_designs(m, designs, a.request(), a.prices);
+  report::Comparison c = report::compare_designs(m, designs, a.request(), a.prices);
+  if (a.bom) report::add_bom(c, a.bom_options);
   if (!a.chart.empty()) report::write_compare_chart(c, a.chart);
   if (!a.html.empty()) report::write_compare_html(c, a.html);
   if (write_csv(a.csv, to_json(c), "designs")) return c.overall >= 0 ? 0 : kExitNoPlan;
   if (a.json)
     report::print_compare_json(std::cout, c);
-  else
+  else {
     report::print_compare(std::cout, c);
+    report::print_bom(std::cout, c);
+  }
   // The table is printed either way (each design says why it has no plan), but a script must
   // not read an all-dash table as an answer.
   return c.overall >= 0 ? 0 : kExitNoPlan;
+}
+
+// --bom and what prices it (docs/report.md, "Bill of materials").
+void add_bom_flags(CLI::App& sub, CompareArgs& a) {
+  sub.add_flag("--bom", a.bom,
+               "bill of materials per design from its topology: switches, NICs, optics and "
+               "cables per tier, power (IT and facility), capex and $/Mtok");
+  sub.add_option("--prices", a.bom_options.prices_file,
+                 "JSON file replacing or adding entries of the built-in price table "
+                 "(topologies/catalog/bom.json layout)");
+  sub.add_option("--price", a.bom_options.item_prices,
+                 "one item's price, repeated: KIND:KEY=USD (switch:ib-ndr400=25000, "
+                 "optic:ib-ndr400=600, server:H100-SXM=240000)");
+  sub.add_option("--pue", a.pue, "power usage effectiveness, 1 to 5 (default: bom.json's)");
+  sub.add_option("--kwh-price", a.kwh_usd, "electricity in USD per kWh (default: bom.json's)");
+  sub.add_option("--years", a.years, "years the capex is amortized over (default: bom.json's)");
+}
+
+// The --pue, --kwh-price and --years values that were given.
+void take_bom_settings(const CLI::App& sub, CompareArgs& a) {
+  if (sub.count("--pue") > 0) a.bom_options.pue = a.pue;
+  if (sub.count("--kwh-price") > 0) a.bom_options.kwh_usd = a.kwh_usd;
+  if (sub.count("--years") > 0) a.bom_options.years = a.years;
 }
 
 }  // namespace
@@ -62,13 +91,20 @@ void add_compare_command(CLI::App& app, Action& action) {
   sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/report.md)");
   add_csv_option(*sub, a->csv, "one row per design");
+  add_bom_flags(*sub, *a);
   add_example(*sub,
               "topoplan compare --model deepseek-r1 --topology hgx-h20-8:nodes=2 "
               "--topology hgx-h200-8 --tpot-max 50");
   add_example(*sub,
               "topoplan compare --model llama-3-8b --topology hgx-h100-8 --topology hgx-h200-8 "
               "--csv designs.csv");
-  sub->callback([&action, a] { action = [a] { return run_compare(*a); }; });
+  add_example(*sub,
+              "topoplan compare --model llama-3-8b --topology hgx-h100-8:nodes=4 "
+              "--topology hgx-h100-8:nodes=4:fabric=fat-tree --bom --pue 1.2");
+  sub->callback([&action, a, sub] {
+    take_bom_settings(*sub, *a);
+    action = [a] { return run_compare(*a); };
+  });
 }
 
 }  // namespace topoplan::cli

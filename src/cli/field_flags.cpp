@@ -58,6 +58,10 @@ const std::map<std::string, std::string>& table() {
       // compare and render.
       {"designs", "--topology"},
       {"gpu_hour_price", "--gpu-hour-price"},
+      {"item_prices", "--price"},
+      {"pue", "--pue"},
+      {"kwh_usd", "--kwh-price"},
+      {"years", "--years"},
       {"color_by", "--color-by"},
       {"format", "--format"},
       {"output_path", "-o"},

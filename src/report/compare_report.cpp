@@ -2,6 +2,7 @@
 // the sources of the power and price figures, and why the overall winner wins; or JSON.
 #include <nlohmann/json.hpp>
 
+#include "report/bom_json.hpp"
 #include "report/compare.hpp"
 #include "report/json_number.hpp"
 #include "report/table.hpp"
@@ -104,6 +105,7 @@ void print_compare_json(std::ostream& os, const Comparison& c) {
                                            : ordered_json(nullptr)},
                   {"source", d.usd_per_gpu_hour ? ordered_json(d.usd_per_gpu_hour->source)
                                                 : ordered_json(nullptr)}};
+    if (d.bom) j["bom"] = bom_json(*d.bom);  // compare --bom
     designs.push_back(std::move(j));
   }
   ordered_json winners = ordered_json::object();
