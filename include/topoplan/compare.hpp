@@ -75,6 +75,8 @@ Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>
 // Counts, powers and prices every design's bill of materials (`compare --bom`, bom.hpp).
 // Throws FieldError (pue, kwh_usd, years, item_prices) or InputError (the prices file).
 void add_bom(Comparison& c, const BomOptions& options);
+// The same checks without a comparison, so bad prices are refused before planning.
+void check_bom_options(const BomOptions& options);
 
 void print_compare(std::ostream& os, const Comparison& c);
 // The bill of each design that has one (after print_compare).

@@ -30,6 +30,7 @@ struct CompareArgs {
 };
 
 int run_compare(const CompareArgs& a) {
+  if (a.bom) report::check_bom_options(a.bom_options);  // before planning
   const ModelSpec m = load_model(a.model);
   std::vector<report::DesignSpec> designs;
   for (const std::string& d : a.designs) designs.push_back(report::parse_design(d));

@@ -125,12 +125,21 @@ void check_settings(const BomOptions& o) {
     throw FieldError("years", "must be above 0 and at most 50, got " + std::to_string(*o.years));
 }
 
-}  // namespace
-
-void add_bom(Comparison& c, const BomOptions& o) {
+PriceTable checked_table(const BomOptions& o) {
   check_settings(o);
   PriceTable prices = load_price_table(o.prices_file);
   for (const std::string& item : o.item_prices) apply_item_price(prices, item);
+  return prices;
+}
+
+}  // namespace
+
+void check_bom_options(const BomOptions& o) {
+  checked_table(o);
+}
+
+void add_bom(Comparison& c, const BomOptions& o) {
+  const PriceTable prices = checked_table(o);
   std::string pue_src, kwh_src, years_src;
   const Settings s{setting(o.pue, prices.pue, "--pue", pue_src),
                    setting(o.kwh_usd, prices.kwh_usd, "--kwh-price", kwh_src),

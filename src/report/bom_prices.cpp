@@ -140,7 +140,9 @@ void apply_item_price(PriceTable& table, const std::string& item) {
   BomFigure* f = nullptr;
   for (BomFigure& g : table.figures)
     if (g.kind + ":" + g.key == name) f = &g;
-  if (!f) throw UnknownNameError("priced item", name, item_names(table));
+  if (!f)
+    throw FieldError("item_prices",
+                     item + ": " + UnknownNameError("priced item", name, item_names(table)).what());
   const std::string value = item.substr(eq + 1);
   std::size_t used = 0;
   double usd = -1;

@@ -24,3 +24,25 @@ topoplan_cli_test(compare_file_catalog
                        ${PROJECT_SOURCE_DIR}/examples/custom-accelerator/mi300x-like-8.json
                        --topology hgx-h100-8 --json
                   EXPECT_STDOUT "\"gpu_W\": 750")
+# Issue 30, part 2: the bill of materials from each design's graph. Two servers on NDR: one
+# leaf per rail (8 leaves, 16 cables) against one fat-tree leaf (1 leaf, 16 cables).
+topoplan_cli_test(compare_bom_json
+                  ARGS compare --model llama-3-8b --topology hgx-h100-8:nodes=2
+                       --topology hgx-h100-8:nodes=2:fabric=fat-tree --bom --json
+                  GOLDEN compare_bom_h100x2_rail_fat.json)
+topoplan_cli_test(compare_bom_table
+                  ARGS compare --model llama-3-8b --topology hgx-h100-8:nodes=2
+                       --topology hgx-h100-8:nodes=2:fabric=fat-tree --bom --pue 1.2
+                       --price switch:ib-ndr400=20000
+                  EXPECT_STDOUT "Bill of materials.*switches/tier.*facility kW.*hgx-h100-8 x2 +8 +16 +32 +16.*leaf switch +NVIDIA Quantum-2 QM9700.*8 +747.0 +20,000.*optic nic-leaf.*x PUE 1.20.*PUE 1.20 \\(--pue\\)")
+topoplan_cli_test(compare_bom_bad_price_file
+                  ARGS compare --topology hgx-h100-8 --topology hgx-h200-8 --bom
+                       --prices ${CMAKE_CURRENT_SOURCE_DIR}/data/prices_negative.json
+                  EXIT 2 EXPECT_STDERR "prices_negative.json: /switches/0/usd: must be >= 0")
+topoplan_cli_test(compare_bom_unknown_item
+                  ARGS compare --topology hgx-h100-8 --topology hgx-h200-8 --bom
+                       --price switch:ib-ndr401=5
+                  EXIT 2 EXPECT_STDERR "--price: switch:ib-ndr401=5: .*switch:ib-ndr400")
+topoplan_cli_test(compare_bom_bad_pue
+                  ARGS compare --topology hgx-h100-8 --topology hgx-h200-8 --bom --pue 0.5
+                  EXIT 2 EXPECT_STDERR "--pue: must be from 1 to 5")
