@@ -1,6 +1,6 @@
 // The bill of a compare design: lines (count × unit power and price, each with its source),
 // power from GPUs to facility, and the hourly cost of owning and running it.
-#include <cmath>
+#include <algorithm>
 
 #include "report/compare.hpp"
 #include "topoplan/bom.hpp"

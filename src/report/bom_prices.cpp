@@ -2,9 +2,9 @@
 // --prices file in the same layout (entries replace or add by kind and key), --price items.
 // Every entry is read through io::JsonReader, so a bad one is an InputError naming the file
 // and the JSON pointer (exit 2).
-#include <cmath>
 
 #include "io/json_reader.hpp"
+#include "report/compare_costs.hpp"
 #include "topoplan/bom.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
@@ -143,18 +143,11 @@ void apply_item_price(PriceTable& table, const std::string& item) {
   if (!f)
     throw FieldError("item_prices",
                      item + ": " + UnknownNameError("priced item", name, item_names(table)).what());
-  const std::string value = item.substr(eq + 1);
-  std::size_t used = 0;
-  double usd = -1;
-  try {
-    usd = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (value.empty() || used != value.size() || !std::isfinite(usd) || usd < 0 || usd > kMaxUsd)
+  const std::optional<double> usd = finite_number(item.substr(eq + 1));
+  if (!usd || *usd < 0 || *usd > kMaxUsd)
     throw FieldError("item_prices", item + ": the price must be a finite number of USD from 0 to " +
                                         std::to_string(static_cast<long long>(kMaxUsd)));
-  f->usd = usd;
+  f->usd = *usd;
   f->source = "--price " + item;
   f->date.clear();
 }

@@ -21,6 +21,10 @@ inline constexpr double kMaxGpuHourUsd = 1e4;
 // Why `usd` is not a usable GPU-hour price (NaN, inf, negative, above kMaxGpuHourUsd), or "".
 std::string gpu_hour_price_problem(double usd);
 
+// `text` as a whole finite number (std::stod also reads "nan", "inf", "1e999" and "5x"'s 5),
+// nullopt otherwise. Design keys and --price items.
+std::optional<double> finite_number(const std::string& text);
+
 // Dated default price per GPU-hour of `gpu_model`, nullopt when the catalog has none.
 std::optional<Sourced> default_gpu_hour_price(const std::string& gpu_model);
 

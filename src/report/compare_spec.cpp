@@ -20,16 +20,9 @@ namespace {
 // A finite number: std::stod reads "nan", "inf" and "1e999" (as inf) too, and a NaN price
 // compared as neither cheaper nor dearer, so the "cheapest" design was whichever came first.
 double number_of(const std::string& key, const std::string& value, const std::string& text) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || value.empty() || !std::isfinite(v))
-    bad_spec(text, key + "=" + value + ": expected a finite number");
-  return v;
+  const std::optional<double> v = finite_number(value);
+  if (!v) bad_spec(text, key + "=" + value + ": expected a finite number");
+  return *v;
 }
 
 // Checked in double before the cast: converting 1e30 to int is undefined behaviour.
@@ -134,6 +127,18 @@ DesignSpec parse_design(const std::string& text) {
   if (d.name.empty())
     d.name = d.topology + (d.cluster.nodes > 1 ? " x" + std::to_string(d.cluster.nodes) : "");
   return d;
+}
+
+std::optional<double> finite_number(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size() || text.empty() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 std::string gpu_hour_price_problem(double usd) {
