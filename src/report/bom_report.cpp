@@ -38,7 +38,9 @@ void print_summary(std::ostream& os, const Comparison& c) {
 }
 
 void print_lines(std::ostream& os, const Bom& b) {
-  Table t({"item", "name", "count", "unit W", "unit $", "total kW", "total $k"});
+  Table t({"item", "name", "count", "unit W", "unit $", "total kW", "total $k"},
+          {Align::Left, Align::Left, Align::Right, Align::Right, Align::Right, Align::Right,
+           Align::Right});
   for (const BomLine& l : b.lines) {
     const double n = static_cast<double>(l.count);
     t.add_row({l.item, l.name, count_text(n), l.unit_W ? fmt("%.1f", *l.unit_W) : "-",

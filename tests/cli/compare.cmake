@@ -27,14 +27,14 @@ topoplan_cli_test(compare_file_catalog
 # Issue 30, part 2: the bill of materials from each design's graph. Two servers on NDR: one
 # leaf per rail (8 leaves, 16 cables) against one fat-tree leaf (1 leaf, 16 cables).
 topoplan_cli_test(compare_bom_json
-                  ARGS compare --model llama-3-8b --topology hgx-h100-8:nodes=2
-                       --topology hgx-h100-8:nodes=2:fabric=fat-tree --bom --json
+                  ARGS compare --model llama-3-8b --topology hgx-h100-8:nodes=2:name=rail
+                       --topology hgx-h100-8:nodes=2:fabric=fat-tree:name=fat-tree --bom --json
                   GOLDEN compare_bom_h100x2_rail_fat.json)
 topoplan_cli_test(compare_bom_table
-                  ARGS compare --model llama-3-8b --topology hgx-h100-8:nodes=2
-                       --topology hgx-h100-8:nodes=2:fabric=fat-tree --bom --pue 1.2
+                  ARGS compare --model llama-3-8b --topology hgx-h100-8:nodes=2:name=rail
+                       --topology hgx-h100-8:nodes=2:fabric=fat-tree:name=fat-tree --bom --pue 1.2
                        --price switch:ib-ndr400=20000
-                  EXPECT_STDOUT "Bill of materials.*switches/tier.*facility kW.*hgx-h100-8 x2 +8 +16 +32 +16.*leaf switch +NVIDIA Quantum-2 QM9700.*8 +747.0 +20,000.*optic nic-leaf.*x PUE 1.20.*PUE 1.20 \\(--pue\\)")
+                  EXPECT_STDOUT "Bill of materials.*switches/tier.*facility kW.*rail +8 +16 +32 +16.*fat-tree +1 +16 +32 +16.*leaf switch +NVIDIA Quantum-2 QM9700[^\n]* 8 +747.0 +20,000.*optic nic-leaf.*x PUE 1.20.*PUE 1.20 \\(--pue\\)")
 topoplan_cli_test(compare_bom_bad_price_file
                   ARGS compare --topology hgx-h100-8 --topology hgx-h200-8 --bom
                        --prices ${CMAKE_CURRENT_SOURCE_DIR}/data/prices_negative.json
