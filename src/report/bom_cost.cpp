@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report/compare.hpp"
+#include "report/table.hpp"
 #include "topoplan/bom.hpp"
 #include "topoplan/error.hpp"
 
@@ -117,12 +118,11 @@ double setting(const std::optional<double>& flag, const BomDefault& table, const
 
 void check_settings(const BomOptions& o) {
   if (o.pue && !(*o.pue >= 1 && *o.pue <= 5))
-    throw FieldError("pue", "must be from 1 to 5, got " + std::to_string(*o.pue));
+    throw FieldError("pue", "must be from 1 to 5, got " + fmt("%g", *o.pue));
   if (o.kwh_usd && !(*o.kwh_usd >= 0 && *o.kwh_usd <= 10))
-    throw FieldError("kwh_usd",
-                     "must be from 0 to 10 USD per kWh, got " + std::to_string(*o.kwh_usd));
+    throw FieldError("kwh_usd", "must be from 0 to 10 USD per kWh, got " + fmt("%g", *o.kwh_usd));
   if (o.years && !(*o.years > 0 && *o.years <= 50))
-    throw FieldError("years", "must be above 0 and at most 50, got " + std::to_string(*o.years));
+    throw FieldError("years", "must be above 0 and at most 50, got " + fmt("%g", *o.years));
 }
 
 PriceTable checked_table(const BomOptions& o) {
