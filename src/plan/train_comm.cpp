@@ -70,6 +70,13 @@ std::vector<std::vector<int>> CommPricer::window(int stride, int size) const {
   return windows_.emplace(key, std::move(groups)).first->second;
 }
 
+bool CommPricer::in_one_server(int stride, int size) const {
+  const Topology& t = router_->topology();
+  for (int j = 1; j < size; ++j)
+    if (t.device(devices_[j * stride]).node != t.device(devices_[0]).node) return false;
+  return true;
+}
+
 int CommPricer::channels(CollOp op, int stride, int size, double bytes) const {
   if (cost(op, stride, size, bytes) <= 0) return 0;
   auto it = channels_.find(std::make_tuple(static_cast<int>(op), stride, size, bytes));

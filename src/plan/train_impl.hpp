@@ -88,6 +88,9 @@ class CommPricer {
   double cost(CollOp op, int stride, int size, double bytes) const;
   // The channels (one CTA, hence one SM, each) the collective engine gave that collective.
   int channels(CollOp op, int stride, int size, double bytes) const;
+  // Whether group 0 of that kind (ranks 0, stride, ..., (size − 1)·stride) lies in one server
+  // (one NVLink domain).
+  bool in_one_server(int stride, int size) const;
   // The groups of that kind (members as device indices) touching group 0's servers.
   std::vector<std::vector<int>> window(int stride, int size) const;
   const Router& router() const { return *router_; }

@@ -34,6 +34,7 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
   StageMb r;
   const double T = e.req.seq / s.cp * s.micro_batch, h = m.hidden;
   const bool full = s.recompute == Recompute::Full;
+  const bool tp_overlap_ok = s.tp > 1 && c.in_one_server(1, s.tp);
   const double fwd_passes = full ? 2 : 1;  // full recompute runs each layer's forward again
   // TP: 2 all-reduces per layer per pass, or 2 all-gathers + 2 reduce-scatters with SP
   // (Korthikanti §4.2.2); buffer = T·h bf16.
@@ -84,7 +85,11 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
     double tp = (fwd_passes + 1) * tp_pass;
     double tp_hidden = 0;
     // Megatron --tp-comm-overlap (TE userbuffers, SP only): AG/RS pipelined with the GEMMs.
-    if (e.req.tp_comm_overlap && s.sp) tp_hidden = hidden_part(tp, 3 * t.gemm_fwd);
+    // Userbuffers reach the TP peers through CUDA multicast / IPC handles, which exist only
+    // inside one NVLink domain: TE's comm+GEMM overlap is single-node tensor parallelism only
+    // (NVIDIA/TransformerEngine issue #1071, maintainer's answer, 2024-08-02), so a TP group
+    // across servers hides nothing.
+    if (e.req.tp_comm_overlap && s.sp && tp_overlap_ok) tp_hidden = hidden_part(tp, 3 * t.gemm_fwd);
     r.tp += n * (tp - tp_hidden);
     r.tp_hidden += n * tp_hidden;
     if (s.cp > 1) {

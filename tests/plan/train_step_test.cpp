@@ -112,6 +112,40 @@ TEST_CASE("train step: TP all-reduces, or all-gathers + reduce-scatters with SP,
   CHECK(p.breakdown.tp_us == doctest::Approx(4 * 32 * 6 * (ag + rs)));
 }
 
+TEST_CASE("train step: TP comm overlap hides nothing for a TP group across servers") {
+  // TE userbuffers reach TP peers through CUDA multicast / IPC handles, inside one NVLink domain
+  // only (NVIDIA/TransformerEngine issue #1071): TP8 on one H100 server hides up to 3x the
+  // layer's GEMM forward; TP16 over two servers pays its collectives in full.
+  // (Llama-3-8B: 32 layers, 32 heads, 8 KV heads, so TP16 divides.)
+  test::Machine mc("hgx-h100-8", 2);
+  ModelSpec m = load_model("llama-3-8b");
+  TrainRequest q = request(4096, 2);
+  q.tp_comm_overlap = true;
+  TrainStrategy s{.tp = 8, .sp = true, .zero = 1, .micro_batch = 1};
+  q.gpus = 8;
+  train::Evaluator in(m, *mc.router, q);
+  CHECK(in.comm.in_one_server(1, 8));
+  TrainPlan a = in.evaluate(s);
+  REQUIRE(a.fits);
+  CHECK(a.breakdown.tp_hidden_us > 0);
+  // By hand: per layer and micro-batch, min(2 passes x 2 x (AG + RS), 3 x GEMM forward) hidden.
+  train::PassTime p = in.pass(0, s);
+  const double bytes = 4096.0 * m.hidden * 2;
+  double tp_pass = 2 * (in.comm.cost(CollOp::AllGather, 1, 8, bytes) +
+                        in.comm.cost(CollOp::ReduceScatter, 1, 8, bytes));
+  double hidden = std::min(2 * tp_pass, 3 * p.gemm_fwd);
+  CHECK(a.breakdown.tp_hidden_us ==
+        doctest::Approx(2 * 32 * hidden));  // 2 micro-batches, 32 layers
+  q.gpus = 16;
+  s.tp = 16;
+  train::Evaluator across(m, *mc.router, q);
+  CHECK_FALSE(across.comm.in_one_server(1, 16));
+  TrainPlan b = across.evaluate(s);
+  REQUIRE(b.fits);
+  CHECK(b.breakdown.tp_hidden_us == 0);
+  CHECK(b.breakdown.tp_us > 0);
+}
+
 TEST_CASE("train step: CP ring attention, step by step") {
   test::Machine mc("hgx-h100-8");
   ModelSpec m = load_model("llama-3-8b");  // 8 KV heads of 128, 32 query heads
