@@ -5,8 +5,9 @@ pkgs=(build-essential cmake ninja-build pkg-config libboost-graph-dev nlohmann-j
       libgraphviz-dev graphviz doctest-dev libcli11-dev libxml2-dev)
 # Reports (issue 9): PLplot charts, xmllint for the SVG test, headless Chromium for the HTML test.
 pkgs+=(libplplot-dev plplot-driver-cairo libxml2-utils chromium python3)
-# Issue 31: the --csv test loads the tables with pandas.
-pkgs+=(python3-pandas)
+# Issue 31: the --csv test loads the tables with pandas; the Python module (pybind11, the
+# interpreter's headers) and its example's chart (matplotlib).
+pkgs+=(python3-pandas pybind11-dev python3-pybind11 python3-dev python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

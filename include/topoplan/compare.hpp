@@ -10,6 +10,7 @@
 #include "topoplan/bom.hpp"
 #include "topoplan/plan.hpp"
 #include "topoplan/topology_io.hpp"
+#include "topoplan/train.hpp"
 
 namespace topoplan::report {
 
@@ -82,5 +83,38 @@ void print_compare(std::ostream& os, const Comparison& c);
 // The bill of each design that has one (after print_compare).
 void print_bom(std::ostream& os, const Comparison& c);
 void print_compare_json(std::ostream& os, const Comparison& c);
+
+// ---- compare --mode train: a token budget on every design (issue 30, part 4) ----------------
+
+// One design's fastest fitting training plan and what the budget costs on it.
+struct TrainDesignResult {
+  DesignSpec spec;
+  std::string topology, gpu_model;
+  int gpus = 0, servers = 0;
+  std::optional<TrainPlan> best;  // the planner's first plan when it fits
+  std::string reason;             // why no plan fits ("" when one does)
+  Sourced gpu_W, server_overhead_W;
+  double power_W = 0;  // IT power: gpus × TDP + servers × overhead (as serving compare)
+  std::optional<Sourced> usd_per_gpu_hour;
+  // With best: wall time of the budget, GPU-hours, IT energy, cost at the GPU-hour price.
+  double days = 0, gpu_hours = 0, energy_MWh = 0;
+  std::optional<double> usd;
+};
+
+struct TrainComparison {
+  std::string model;
+  TrainRequest request;  // request.train_tokens is the budget
+  std::vector<TrainDesignResult> designs;
+  int overall = -1;
+  std::string criterion;  // "usd" when every fitting design has a price, else "days"
+  std::string why;
+};
+
+// Plans training of `model` on every design with the same request (train_tokens > 0 required);
+// prices as compare_designs.
+TrainComparison compare_training(const ModelSpec& model, const std::vector<DesignSpec>& designs,
+                                 const TrainRequest& request, const std::vector<double>& prices);
+void print_train_compare(std::ostream& os, const TrainComparison& c);
+void print_train_compare_json(std::ostream& os, const TrainComparison& c);
 
 }  // namespace topoplan::report

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "cli/csv_option.hpp"
@@ -20,7 +21,7 @@ struct CompareArgs {
   std::string model = "deepseek-r1";
   std::vector<std::string> designs;
   std::vector<double> prices;
-  std::function<PlanRequest()> request;
+  PlanRequestFlags request;
   bool json = false;
   std::string chart, html;
   CsvOption csv;  // --csv [FILE]: one row per design
@@ -29,12 +30,38 @@ struct CompareArgs {
   double pue = 0, kwh_usd = 0, years = 0;  // given when their option's count() > 0
 };
 
-int run_compare(const CompareArgs& a) {
-  if (a.bom) report::check_bom_options(a.bom_options);  // before planning
-  const ModelSpec m = load_model(a.model);
+std::vector<report::DesignSpec> design_specs(const CompareArgs& a) {
   std::vector<report::DesignSpec> designs;
   for (const std::string& d : a.designs) designs.push_back(report::parse_design(d));
-  report::Comparison c = report::compare_designs(m, designs, a.request(), a.prices);
+  return designs;
+}
+
+// --mode train: the training planner on every design with a token budget (issue 30).
+int run_compare_train(const CompareArgs& a) {
+  for (const auto& [flag, given] : {std::pair<const char*, bool>{"--bom", a.bom},
+                                    {"--chart", !a.chart.empty()},
+                                    {"--html", !a.html.empty()}})
+    if (given)
+      throw InputError(flag, "", "not available with --mode train yet; use --json or --csv");
+  const TrainRequest q = a.request.train();
+  const ModelSpec m = load_model(a.model);
+  const report::TrainComparison c = report::compare_training(m, design_specs(a), q, a.prices);
+  const int rc = c.overall >= 0 ? 0 : kExitNoPlan;
+  std::ostringstream json;
+  report::print_train_compare_json(json, c);
+  if (write_csv(a.csv, json.str(), "designs")) return rc;
+  if (a.json)
+    std::cout << json.str();
+  else
+    report::print_train_compare(std::cout, c);
+  return rc;
+}
+
+int run_compare(const CompareArgs& a) {
+  if (a.request.mode() == "train") return run_compare_train(a);
+  if (a.bom) report::check_bom_options(a.bom_options);  // before planning
+  const ModelSpec m = load_model(a.model);
+  report::Comparison c = report::compare_designs(m, design_specs(a), a.request.serve(), a.prices);
   if (a.bom) report::add_bom(c, a.bom_options);
   if (!a.chart.empty()) report::write_compare_chart(c, a.chart);
   if (!a.html.empty()) report::write_compare_html(c, a.html);
@@ -102,6 +129,10 @@ void add_compare_command(CLI::App& app, Action& action) {
   add_example(*sub,
               "topoplan compare --model llama-3-8b --topology hgx-h100-8:nodes=4 "
               "--topology hgx-h100-8:nodes=4:fabric=fat-tree --bom --pue 1.2");
+  add_example(*sub,
+              "topoplan compare --mode train --model llama-3-8b --tokens 15T "
+              "--topology hgx-h100-8:nodes=4 --topology hgx-h200-8:nodes=4 --topology "
+              "hgx-b200-8:nodes=4");
   sub->callback([&action, a, sub] {
     take_bom_settings(*sub, *a);
     action = [a] { return run_compare(*a); };

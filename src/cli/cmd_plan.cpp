@@ -318,11 +318,21 @@ void add_strategy_flags(CLI::App& sub, PlanArgs& a) {
 
 }  // namespace
 
-std::function<PlanRequest()> add_plan_request_flags(CLI::App& sub) {
+PlanRequestFlags add_plan_request_flags(CLI::App& sub) {
   auto a = std::make_shared<PlanArgs>();
-  add_workload_flags(sub, *a);
+  add_workload_flags(sub, *a, /*with_train=*/true);
   add_strategy_flags(sub, *a);
-  return [a] { return finish_request(*a); };
+  add_train_flags(sub, a->train);
+  return {.mode = [a] { return a->mode; },
+          .serve = [a] { return finish_request(*a); },
+          .train =
+              [a] {
+                a->train.engine = a->engine;
+                TrainPins pins;
+                pins.tp = a->tp, pins.pp = a->pp, pins.dp = a->dp, pins.ep = a->ep;
+                pins.gpus = a->req.gpus, pins.top = a->req.top;
+                return train_request(a->train, pins);
+              }};
 }
 
 void add_plan_command(CLI::App& app, Action& action) {

@@ -1,5 +1,7 @@
 // Flags of `topoplan plan --mode train` (issue 13's contract) and the call into the library.
+#include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "cli/commands.hpp"
@@ -11,6 +13,38 @@
 #include "topoplan/train.hpp"
 
 namespace topoplan::cli {
+
+namespace {
+
+// "15T", "2.5B", "1e12": the suffixes of published token budgets (K, M, B or G, T; steps of
+// 10^3). Text without a suffix is left as it is, so "nan" or "-1" reach the range check
+// (docs/limits.md) and its message.
+CLI::Validator token_count_suffix() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        static const std::map<char, double> scale{
+            {'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'G', 1e9}, {'T', 1e12}};
+        const auto it = text.empty() ? scale.end() : scale.find(text.back());
+        const std::string number = it == scale.end() ? text : text.substr(0, text.size() - 1);
+        std::size_t used = 0;
+        double value = 0;
+        try {
+          value = std::stod(number, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != number.size())
+          return "expected a number with an optional K, M, B, G or T suffix, got '" + text + "'";
+        if (it == scale.end()) return "";  // no suffix: the option's own parse and range check
+        std::ostringstream os;
+        os << std::setprecision(17) << value * it->second;
+        text = os.str();
+        return "";
+      },
+      "NUMBER[K|M|B|G|T]");
+}
+
+}  // namespace
 
 void add_train_flags(CLI::App& sub, TrainFlags& f) {
   sub.add_option("--seq", f.seq, "train: tokens per sequence")->capture_default_str();
@@ -24,7 +58,9 @@ void add_train_flags(CLI::App& sub, TrainFlags& f) {
   sub.add_option("--zero", f.zero, "train: pin ZeRO stage 0|1|2|3");
   sub.add_option("--recompute", f.recompute, "train: pin none|selective|full");
   sub.add_option("--sp", f.sp, "train: pin sequence parallelism (true/false)");
-  sub.add_option("--train-tokens", f.train_tokens, "train: tokens to train on (days_to_train)");
+  sub.add_option("--train-tokens,--tokens", f.train_tokens,
+                 "train: tokens to train on, e.g. 15T (days_to_train; compare: the budget)")
+      ->transform(token_count_suffix());
   sub.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
                "train: Megatron --tp-comm-overlap (TE userbuffers; with SP)");
   sub.add_option("--moe-dispatcher", f.moe_dispatcher,
@@ -42,8 +78,7 @@ void add_train_flags(CLI::App& sub, TrainFlags& f) {
                "train: null search_s / evaluations_per_s_per_core (reproducible output)");
 }
 
-int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f,
-                   const TrainPins& pins) {
+TrainRequest train_request(const TrainFlags& f, const TrainPins& pins) {
   TrainRequest q;
   q.seq = f.seq;
   q.global_batch = f.global_batch;
@@ -68,6 +103,12 @@ int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f
   apply_train_engine(q, f.engine);  // after the flags: it only turns settings on
   q.flash_attention = !f.no_flash_attention;
   q.dropout = f.dropout;
+  return q;
+}
+
+int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f,
+                   const TrainPins& pins) {
+  TrainRequest q = train_request(f, pins);
   TrainingResult r;
   {
     ProgressBar bar(!pins.quiet);

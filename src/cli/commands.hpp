@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "topoplan/plan.hpp"
+#include "topoplan/train.hpp"
 
 namespace topoplan::cli {
 
@@ -41,9 +42,13 @@ inline CLI::Validator positive_count() {
 // Each call adds one example line under "Example:" ("Examples:" from the second on); every line
 // is run by tests/cli/help_examples.cmake. A subcommand starts from its parent's footer (CLI11
 // copies it), so the lines are kept per command here rather than read back from the footer.
-inline void add_example(CLI::App& cmd, const std::string& example) {
+// The lines per command; make_app() clears them, since a new app may reuse a freed one's address.
+inline std::map<const CLI::App*, std::vector<std::string>>& example_lines() {
   static std::map<const CLI::App*, std::vector<std::string>> examples;
-  std::vector<std::string>& mine = examples[&cmd];
+  return examples;
+}
+inline void add_example(CLI::App& cmd, const std::string& example) {
+  std::vector<std::string>& mine = example_lines()[&cmd];
   mine.push_back(example);
   std::string footer = mine.size() == 1 ? "\nExample:" : "\nExamples:";
   for (const std::string& e : mine) footer += "\n  " + e;
@@ -62,8 +67,15 @@ void add_plan_command(CLI::App& app, Action& action);
 // validate / calibrate against measurements (cmd_validate.cpp).
 void add_validate_command(CLI::App& app, Action& action);
 void add_compare_command(CLI::App& app, Action& action);  // compare (cmd_compare.cpp)
-// Adds plan's workload and strategy flags to `sub`; the result builds the PlanRequest after
-// parsing (throws InputError on a bad value), so `compare` plans exactly as `plan` does.
-std::function<PlanRequest()> add_plan_request_flags(CLI::App& sub);
+// What plan's workload, strategy and training flags give `compare` after parsing, so `compare`
+// plans exactly as `plan` does: the --mode text, the serving request and the training request
+// (each throws InputError on a bad value).
+struct PlanRequestFlags {
+  std::function<std::string()> mode;
+  std::function<PlanRequest()> serve;
+  std::function<TrainRequest()> train;
+};
+// Adds them to `sub` (training's flags too: --mode train plans training on every design).
+PlanRequestFlags add_plan_request_flags(CLI::App& sub);
 
 }  // namespace topoplan::cli

@@ -3,43 +3,15 @@
 #include <exception>
 #include <iostream>
 
-#include "cli/commands.hpp"
+#include "cli/app.hpp"
 #include "cli/field_flags.hpp"
 #include "cli/suggest.hpp"
 #include "topoplan/error.hpp"
 
-namespace {
-
-// Every option that takes a value refuses an empty one: CLI11 converts "" to 0 for a number, so
-// `--batch ''` was taken as "not given" (issue 29). No description: --help is unchanged.
-void refuse_empty_values(CLI::App& app) {
-  for (CLI::Option* o : app.get_options())
-    if (o->get_expected_min() > 0)
-      o->check(CLI::Validator(
-          [](std::string& text) {
-            return text.empty() ? std::string("empty value (give one, or leave the flag out)")
-                                : std::string();
-          },
-          ""));
-  for (CLI::App* sub : app.get_subcommands({})) refuse_empty_values(*sub);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  CLI::App app{"topoplan: plan how a large model is sharded and placed on multi-GPU systems"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "topoplan 0.1.0");
-  topoplan::cli::add_example(
-      app, "topoplan plan --model llama-3.1-8b --topology hgx-h100-8 --tp 4 --pp 1 --dp 1");
   topoplan::cli::Action action;
-  topoplan::cli::add_plan_command(app, action);
-  topoplan::cli::add_compare_command(app, action);
-  topoplan::cli::add_topo_command(app, action);
-  topoplan::cli::add_collective_command(app, action);
-  topoplan::cli::add_model_command(app, action);
-  topoplan::cli::add_validate_command(app, action);
-  refuse_empty_values(app);
+  const std::unique_ptr<CLI::App> owned = topoplan::cli::make_app(action);
+  CLI::App& app = *owned;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -9,6 +9,7 @@
 #include "cli/csv_option.hpp"
 #include "topoplan/model.hpp"
 #include "topoplan/route.hpp"
+#include "topoplan/train.hpp"
 
 namespace topoplan::cli {
 
@@ -32,6 +33,8 @@ struct TrainPins {
 };
 
 void add_train_flags(CLI::App& sub, TrainFlags& f);
+// The library's request from the flags and pins (throws InputError on a bad value).
+TrainRequest train_request(const TrainFlags& f, const TrainPins& pins);
 // Prints the plans; returns 0, or 3 when no strategy fits in memory.
 int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f,
                    const TrainPins& pins);

@@ -28,4 +28,22 @@ std::optional<double> finite_number(const std::string& text);
 // Dated default price per GPU-hour of `gpu_model`, nullopt when the catalog has none.
 std::optional<Sourced> default_gpu_hour_price(const std::string& gpu_model);
 
+// A design's topology, loaded, validated and checked to hold one GPU kind (serve and train).
+// Throws FieldError ("designs") for a bad design key, InputError for a bad topology.
+Topology load_design_topology(const DesignSpec& spec);
+
+// Power and price of a design (the same for serving and training comparisons).
+struct DesignPower {
+  Sourced gpu_W, server_overhead_W;
+  double power_W = 0;                       // gpus × TDP + servers × overhead
+  std::optional<Sourced> usd_per_gpu_hour;  // price=, then --gpu-hour-price, then the catalog
+};
+DesignPower design_power(const Topology& t, const DesignSpec& spec, const std::string& gpu_model,
+                         int gpus, int servers, std::optional<double> flag_price);
+
+// At least two designs; prices empty, one, or one per design, each plausible (FieldError).
+void check_prices(const std::vector<DesignSpec>& designs, const std::vector<double>& prices);
+// Design i's --gpu-hour-price: none, the one for all, or its own.
+std::optional<double> design_flag_price(const std::vector<double>& prices, std::size_t i);
+
 }  // namespace topoplan::report

@@ -4,6 +4,7 @@
 
 #include "report/bom_json.hpp"
 #include "report/compare.hpp"
+#include "report/compare_parts.hpp"
 #include "report/json_number.hpp"
 #include "report/table.hpp"
 #include "topoplan/units.hpp"
@@ -71,10 +72,7 @@ void print_compare(std::ostream& os, const Comparison& c) {
     if (!d.best) os << " -- no plan: " << why_not(d);
     os << "\n  GPU " << fmt("%.0f", d.gpu_W.value) << " W (" << brief(d.gpu_W.source) << ")\n"
        << "  server overhead " << fmt("%.0f", d.server_overhead_W.value) << " W ("
-       << brief(d.server_overhead_W.source) << ")\n  price "
-       << (d.usd_per_gpu_hour ? "$" + fmt("%.2f", d.usd_per_gpu_hour->value) + "/GPU-h (" +
-                                    d.usd_per_gpu_hour->source + ")"
-                              : std::string("none (pass price= or --gpu-hour-price)"))
+       << brief(d.server_overhead_W.source) << ")\n  price " << price_text(d.usd_per_gpu_hour)
        << "\n";
   }
   os << "\n" << c.why << "\n";
@@ -95,16 +93,8 @@ void print_compare_json(std::ostream& os, const Comparison& c) {
       j[col.key] = optional_number(column_value(d, col.key));
     j["gpus"] = d.gpus;  // a count
     j["batch"] = d.best ? ordered_json(json_number(d.best->batch)) : ordered_json(nullptr);
-    j["power"] = {{"gpu_W", json_number(d.gpu_W.value)},
-                  {"gpu_source", d.gpu_W.source},
-                  {"server_overhead_W", json_number(d.server_overhead_W.value)},
-                  {"server_overhead_source", d.server_overhead_W.source},
-                  {"total_W", json_number(d.power_W)}};
-    j["price"] = {{"usd_per_gpu_hour", d.usd_per_gpu_hour
-                                           ? ordered_json(json_number(d.usd_per_gpu_hour->value))
-                                           : ordered_json(nullptr)},
-                  {"source", d.usd_per_gpu_hour ? ordered_json(d.usd_per_gpu_hour->source)
-                                                : ordered_json(nullptr)}};
+    j["power"] = power_json(d.gpu_W, d.server_overhead_W, d.power_W);
+    j["price"] = price_json(d.usd_per_gpu_hour);
     if (d.bom) j["bom"] = bom_json(*d.bom);  // compare --bom
     designs.push_back(std::move(j));
   }

@@ -18,17 +18,12 @@ constexpr double kSecondsPerHour = 3600;
 constexpr double kPerMillion = 1e6;
 
 void price_design(DesignResult& d, std::optional<double> flag_price) {
-  // The design's own catalog: a topology file may define its GPU (issue 28).
-  const GpuSpec& gpu = d.topology.catalog().gpu(d.gpu_model);
-  d.gpu_W = {gpu.power_W, "catalog gpus.json " + gpu.name + ": " + gpu.source};
-  d.server_overhead_W = server_overhead_W(d.gpu_model);
-  d.power_W = d.gpus * d.gpu_W.value + d.servers * d.server_overhead_W.value;
-  if (d.spec.usd_per_gpu_hour)
-    d.usd_per_gpu_hour = Sourced{*d.spec.usd_per_gpu_hour, "price= in --topology " + d.spec.text};
-  else if (flag_price)
-    d.usd_per_gpu_hour = Sourced{*flag_price, "--gpu-hour-price"};
-  else
-    d.usd_per_gpu_hour = default_gpu_hour_price(d.gpu_model);
+  const DesignPower power =
+      design_power(d.topology, d.spec, d.gpu_model, d.gpus, d.servers, flag_price);
+  d.gpu_W = power.gpu_W;
+  d.server_overhead_W = power.server_overhead_W;
+  d.power_W = power.power_W;
+  d.usd_per_gpu_hour = power.usd_per_gpu_hour;
   if (!d.best) return;
   const PlanResult& p = *d.best;
   // Output tokens per joule = (tokens/s) / W; $/Mtok = (GPUs × $/GPU-h) / (tokens/h) × 1e6.
@@ -43,18 +38,7 @@ DesignResult run_design(const ModelSpec& model, const DesignSpec& spec, const Pl
                         std::optional<double> price) {
   DesignResult d;
   d.spec = spec;
-  try {
-    d.topology = load_topology(spec.topology, spec.cluster);
-  } catch (const InputError& e) {
-    const std::string key = detail::design_key_of_flag(e.source());
-    if (key.empty()) throw;
-    throw FieldError("designs", spec.text + ": " + key + "=: " + e.detail());
-  }
-  const std::vector<Diagnostic> problems = d.topology.validate();
-  if (!problems.empty())
-    throw InputError(spec.topology, problems.front().location, problems.front().message);
-  if (d.topology.gpus().empty()) throw InputError(spec.topology, "", "the design has no GPUs");
-  d.topology.uniform_gpu_spec("a compare design");  // refuses mixed GPUs before planning
+  d.topology = load_design_topology(spec);
   Router router(d.topology);
   d.plan = plan(model, router, req);
   if (!d.plan.plans.empty() && d.plan.plans.front().fits && d.plan.plans.front().meets_limits)
@@ -116,6 +100,56 @@ std::string explain(const Comparison& c) {
 
 }  // namespace
 
+Topology load_design_topology(const DesignSpec& spec) {
+  Topology t;
+  try {
+    t = load_topology(spec.topology, spec.cluster);
+  } catch (const InputError& e) {
+    const std::string key = detail::design_key_of_flag(e.source());
+    if (key.empty()) throw;
+    throw FieldError("designs", spec.text + ": " + key + "=: " + e.detail());
+  }
+  const std::vector<Diagnostic> problems = t.validate();
+  if (!problems.empty())
+    throw InputError(spec.topology, problems.front().location, problems.front().message);
+  if (t.gpus().empty()) throw InputError(spec.topology, "", "the design has no GPUs");
+  t.uniform_gpu_spec("a compare design");  // refuses mixed GPUs before planning
+  return t;
+}
+
+DesignPower design_power(const Topology& t, const DesignSpec& spec, const std::string& gpu_model,
+                         int gpus, int servers, std::optional<double> flag_price) {
+  DesignPower p;
+  // The design's own catalog: a topology file may define its GPU (issue 28).
+  const GpuSpec& gpu = t.catalog().gpu(gpu_model);
+  p.gpu_W = {gpu.power_W, "catalog gpus.json " + gpu.name + ": " + gpu.source};
+  p.server_overhead_W = server_overhead_W(gpu_model);
+  p.power_W = gpus * p.gpu_W.value + servers * p.server_overhead_W.value;
+  if (spec.usd_per_gpu_hour)
+    p.usd_per_gpu_hour = Sourced{*spec.usd_per_gpu_hour, "price= in --topology " + spec.text};
+  else if (flag_price)
+    p.usd_per_gpu_hour = Sourced{*flag_price, "--gpu-hour-price"};
+  else
+    p.usd_per_gpu_hour = default_gpu_hour_price(gpu_model);
+  return p;
+}
+
+void check_prices(const std::vector<DesignSpec>& designs, const std::vector<double>& prices) {
+  if (designs.size() < 2) throw FieldError("designs", "compare needs at least 2 designs");
+  if (prices.size() > 1 && prices.size() != designs.size())
+    throw FieldError("gpu_hour_price", "give one price for all designs or one per design (" +
+                                           std::to_string(designs.size()) + "), not " +
+                                           std::to_string(prices.size()));
+  for (double p : prices)
+    if (const std::string bad = gpu_hour_price_problem(p); !bad.empty())
+      throw FieldError("gpu_hour_price", bad + ", got " + std::to_string(p));
+}
+
+std::optional<double> design_flag_price(const std::vector<double>& prices, std::size_t i) {
+  if (prices.empty()) return std::nullopt;
+  return prices[prices.size() == 1 ? 0 : i];
+}
+
 const std::vector<CompareColumn>& compare_columns() {
   static const std::vector<CompareColumn> cols = {
       {"gpus", "GPUs", 0},
@@ -152,22 +186,12 @@ std::optional<double> column_value(const DesignResult& d, const std::string& col
 
 Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>& designs,
                            const PlanRequest& request, const std::vector<double>& prices) {
-  if (designs.size() < 2) throw FieldError("designs", "compare needs at least 2 designs");
-  if (prices.size() > 1 && prices.size() != designs.size())
-    throw FieldError("gpu_hour_price", "give one price for all designs or one per design (" +
-                                           std::to_string(designs.size()) + "), not " +
-                                           std::to_string(prices.size()));
-  for (double p : prices)
-    if (const std::string bad = gpu_hour_price_problem(p); !bad.empty())
-      throw FieldError("gpu_hour_price", bad + ", got " + std::to_string(p));
+  check_prices(designs, prices);
   Comparison c;
   c.model = model.name;
   c.request = request;
-  for (std::size_t i = 0; i < designs.size(); ++i) {
-    std::optional<double> price;
-    if (!prices.empty()) price = prices[prices.size() == 1 ? 0 : i];
-    c.designs.push_back(run_design(model, designs[i], request, price));
-  }
+  for (std::size_t i = 0; i < designs.size(); ++i)
+    c.designs.push_back(run_design(model, designs[i], request, design_flag_price(prices, i)));
   for (const CompareColumn& col : compare_columns()) {
     int best = -1;
     for (std::size_t i = 0; i < c.designs.size() && col.better != 0; ++i) {

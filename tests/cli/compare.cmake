@@ -46,3 +46,25 @@ topoplan_cli_test(compare_bom_unknown_item
 topoplan_cli_test(compare_bom_bad_pue
                   ARGS compare --topology hgx-h100-8 --topology hgx-h200-8 --bom --pue 0.5
                   EXIT 2 EXPECT_STDERR "--pue: must be from 1 to 5")
+# Issue 30 part 4: a token budget on three designs (days, GPU-hours, MWh, $, the winning strategy).
+topoplan_cli_test(compare_train_json
+                  ARGS compare --mode train --model llama-3-8b --tokens 15T --seq 4096
+                       --global-batch 256 --top 1 --topology hgx-h100-8:nodes=4
+                       --topology hgx-h200-8:nodes=4 --topology hgx-b200-8:nodes=2 --json
+                  GOLDEN compare_train_llama8b_15T.json)
+topoplan_cli_test(compare_train_table
+                  ARGS compare --mode train --model llama-3-8b --tokens 15T --seq 4096
+                       --global-batch 256 --top 1 --topology hgx-h100-8:nodes=4
+                       --topology hgx-h200-8:nodes=4 --topology hgx-b200-8:nodes=2
+                  EXPECT_STDOUT "mode train, 15,000,000,000,000 tokens.*GPU-hours.*(Cheapest|Fastest): ")
+topoplan_cli_test(compare_train_no_budget
+                  ARGS compare --mode train --model llama-3-8b --topology hgx-h100-8
+                       --topology hgx-h200-8
+                  EXIT 2 EXPECT_STDERR "--train-tokens: compare --mode train needs the token budget")
+topoplan_cli_test(compare_train_bad_suffix
+                  ARGS compare --mode train --tokens 1.5Q --topology hgx-h100-8 --topology hgx-h200-8
+                  EXIT 2 EXPECT_STDERR "--train-tokens: expected a number with an optional K, M, B, G or T suffix, got '1.5Q'")
+topoplan_cli_test(compare_train_no_bom
+                  ARGS compare --mode train --tokens 1T --bom --topology hgx-h100-8
+                       --topology hgx-h200-8
+                  EXIT 2 EXPECT_STDERR "--bom: not available with --mode train yet")

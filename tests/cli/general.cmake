@@ -73,9 +73,10 @@ foreach(cmd "plan" "compare" "collective" "validate" "calibrate" "topo list" "to
                    -DWORK=${CMAKE_CURRENT_BINARY_DIR}/help_example_runs_${id} "-DCOMMAND=${cmd}"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/help_examples.cmake)
 endforeach()
-# compare plans serving only: its --mode does not offer train; model show has no training mode.
+# compare plans serving and, with a token budget, training (issue 30); model show has no
+# training mode.
 topoplan_cli_test(compare_help_modes ARGS compare --help
-                  EXPECT_STDOUT "--mode TEXT=serve +serve \\| prefill \\| decode\n")
+                  EXPECT_STDOUT "--mode TEXT=serve +serve \\| prefill \\| decode \\| train\n")
 topoplan_cli_test(model_show_help_precision ARGS model show --help
                   EXPECT_STDOUT "int4 \\(AWQ/GPTQ g128\\); default: the model's own\n")
 # Mistyped flags and subcommands get the closest name (issue 28).

@@ -223,16 +223,8 @@ topoplan_cli_test(plan_70b_ascend_note_json
                   EXPECT_STDOUT "\"catalog_notes\": \\[[^]]*\"Ascend-910B: ")
 # Issue 31: --csv loads with pandas (Debian python3-pandas) for plan, train, compare, collective.
 # The first python3 that imports pandas (a pyenv python3 on PATH may not see Debian's packages).
-set(pandas_python "")
-foreach(candidate ${PYTHON3} /usr/bin/python3)
-  if(candidate AND EXISTS ${candidate} AND NOT pandas_python)
-    execute_process(COMMAND ${candidate} -c "import pandas" RESULT_VARIABLE pandas_rc
-                    OUTPUT_QUIET ERROR_QUIET)
-    if(pandas_rc EQUAL 0)
-      set(pandas_python ${candidate})
-    endif()
-  endif()
-endforeach()
+include(${PROJECT_SOURCE_DIR}/cmake/python_with.cmake)
+python_with(pandas pandas_python ${PYTHON3} /usr/bin/python3)
 if(pandas_python)
   add_test(NAME cli_csv_pandas
            COMMAND ${pandas_python} ${CMAKE_CURRENT_SOURCE_DIR}/csv_pandas.py
