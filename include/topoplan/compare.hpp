@@ -21,10 +21,14 @@ struct DesignSpec {
   std::string topology;  // built-in name or file
   ClusterOptions cluster;
   std::optional<double> usd_per_gpu_hour;
-  std::string name;  // label; default: the topology name (+ "x<nodes>")
+  std::string name;    // label; default: the topology name (+ "x<nodes>")
+  bool named = false;  // name= given
 };
 // Throws InputError naming `--topology` and the bad key or value.
 DesignSpec parse_design(const std::string& text);
+// Designs whose default labels collide ("hgx-h100-8 x4" for a rail-optimized and a fat-tree
+// design) are labelled by their text instead, so every row and `overall` names one design.
+std::vector<DesignSpec> with_unique_names(std::vector<DesignSpec> designs);
 
 // A figure with where it came from.
 struct Sourced {

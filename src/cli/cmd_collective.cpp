@@ -30,6 +30,7 @@ struct CollectiveArgs {
   std::string pattern;             // send-recv: ring (default) | pair
   std::string size;
   std::string sweep;
+  std::string minbytes, maxbytes, stepfactor;  // nccl-tests' -b -e -f: another way to --sweep
   std::string algo = "auto";
   std::string proto = "auto";
   std::string dtype = "fp32";
@@ -130,6 +131,18 @@ std::vector<int> parse_ranks(const Topology& t, const std::string& text) {
 
 // --sweep MIN:MAX[:FACTOR] (nccl-tests -b/-e/-f; factor 2 by default).
 std::vector<double> parse_sizes(const CollectiveArgs& a) {
+  if (!a.minbytes.empty() || !a.maxbytes.empty() || !a.stepfactor.empty()) {
+    if (!a.size.empty() || !a.sweep.empty())
+      throw InputError("-b/-e/-f", "", "nccl-tests' -b/-e/-f make a sweep: drop --size/--sweep");
+    // nccl-tests' defaults: -b 32M, -e 32M (its README); without -f it steps by -i 1M, which
+    // topoplan's multiplicative sweep does not do: factor 2 then.
+    CollectiveArgs as_sweep = a;
+    as_sweep.minbytes = as_sweep.maxbytes = as_sweep.stepfactor = "";
+    as_sweep.sweep = (a.minbytes.empty() ? "32M" : a.minbytes) + ":" +
+                     (a.maxbytes.empty() ? "32M" : a.maxbytes) + ":" +
+                     (a.stepfactor.empty() ? "2" : a.stepfactor);
+    return parse_sizes(as_sweep);
+  }
   if (a.size.empty() == a.sweep.empty())
     throw InputError("--size/--sweep", "", "give exactly one of --size or --sweep");
   if (!a.size.empty()) return {parse_bytes(a.size, "--size")};
@@ -277,7 +290,8 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_option("--topology", args->topo.topology, "built-in topology name or JSON file")
       ->required();
   add_cluster_flags(*sub, args->topo);
-  sub->add_option("--gpus", args->gpus, "use the first N GPUs (default: all)")
+  sub->add_option("--gpus,-g,--ngpus", args->gpus,
+                  "use the first N GPUs (default: all; -g as nccl-tests, one process)")
       ->check(positive_count());
   sub->add_option("--ranks", args->ranks,
                   "GPUs in rank order: indices, ranges, device ids or bracket ranges, e.g. 0-3, "
@@ -290,6 +304,9 @@ void add_collective_command(CLI::App& app, Action& action) {
                   "sends to the second; without --ranks the first and last GPU)");
   sub->add_option("--size", args->size, "message size, e.g. 512MiB, 8G, 1e6 (nccl-tests sizes)");
   sub->add_option("--sweep", args->sweep, "MIN:MAX[:FACTOR] size sweep (factor 2 by default)");
+  sub->add_option("-b,--minbytes", args->minbytes, "nccl-tests' sweep start (default 32M)");
+  sub->add_option("-e,--maxbytes", args->maxbytes, "nccl-tests' sweep end (default 32M)");
+  sub->add_option("-f,--stepfactor", args->stepfactor, "nccl-tests' sweep factor (default 2)");
   sub->add_option("--algo", args->algo,
                   "auto | ring | tree | nvls | nvlstree | collnet | direct | all (every "
                   "algorithm/protocol that can run, after the automatic choice; with --chart one "
@@ -306,6 +323,8 @@ void add_collective_command(CLI::App& app, Action& action) {
                  "one row per size (with --algo all: per size and algorithm/protocol)");
   add_example(*sub,
               "topoplan collective all-gather --topology hgx-h100-8 --sweep 1M:1G --csv sweep.csv");
+  add_example(*sub,
+              "topoplan collective all_reduce_perf --topology hgx-h100-8 -b 8 -e 1G -f 2 -g 8");
   add_calibration_option(*sub, args->calibration);
   sub->callback([args, &action] { action = [args] { return run(*args); }; });
 }

@@ -13,6 +13,7 @@
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/csv_option.hpp"
+#include "cli/mode_flags.hpp"
 #include "cli/model_options.hpp"
 #include "cli/plan_train.hpp"
 #include "cli/progress_bar.hpp"
@@ -323,10 +324,16 @@ PlanRequestFlags add_plan_request_flags(CLI::App& sub) {
   add_workload_flags(sub, *a, /*with_train=*/true);
   add_strategy_flags(sub, *a);
   add_train_flags(sub, a->train);
+  const CLI::App* cmd = &sub;
   return {.mode = [a] { return a->mode; },
-          .serve = [a] { return finish_request(*a); },
+          .serve =
+              [a, cmd] {
+                refuse_other_mode_flags(*cmd, false, false);
+                return finish_request(*a);
+              },
           .train =
-              [a] {
+              [a, cmd] {
+                refuse_other_mode_flags(*cmd, true, false);
                 a->train.engine = a->engine;
                 TrainPins pins;
                 pins.tp = a->tp, pins.pp = a->pp, pins.dp = a->dp, pins.ep = a->ep;
@@ -385,7 +392,12 @@ void add_plan_command(CLI::App& app, Action& action) {
   sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_option("--chart", a->chart,
                   "Pareto chart: tokens/s/GPU vs tokens/s/user, SLA, chosen plan (.svg/.png/.pdf)");
-  sub->callback([&action, a] { action = [a] { return run_plan(*a); }; });
+  sub->callback([&action, a, sub] {
+    action = [a, sub] {
+      refuse_other_mode_flags(*sub, a->mode == "train", a->disagg);
+      return run_plan(*a);
+    };
+  });
 }
 
 }  // namespace topoplan::cli

@@ -6,18 +6,19 @@
 namespace topoplan::cli {
 
 int edit_distance(const std::string& a, const std::string& b) {
-  std::vector<int> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = static_cast<int>(j);
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    int diag = row[0];
-    row[0] = static_cast<int>(i);
+  // Optimal string alignment: Levenshtein plus a swap of two neighbouring letters as one edit
+  // ("--modle" is one edit from "--model", as from "--mode").
+  std::vector<std::vector<int>> d(a.size() + 1, std::vector<int>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = static_cast<int>(i);
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = static_cast<int>(j);
+  for (std::size_t i = 1; i <= a.size(); ++i)
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      int up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
+      d[i][j] = std::min(
+          {d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
-  }
-  return row[b.size()];
+  return d[a.size()][b.size()];
 }
 
 namespace {
@@ -28,9 +29,13 @@ std::string closest(const std::string& word, const std::vector<std::string>& nam
   const int limit = std::clamp(static_cast<int>(word.size()) / 3, 2, 3);
   std::string best;
   int best_d = limit + 1;
+  // Ties go to the name whose length is closest to the word's (a swap keeps the length).
+  const auto gap = [&word](const std::string& n) {
+    return n.size() > word.size() ? n.size() - word.size() : word.size() - n.size();
+  };
   for (const std::string& n : names) {
-    int d = edit_distance(word, n);
-    if (d < best_d) best_d = d, best = n;
+    const int d = edit_distance(word, n);
+    if (d < best_d || (d == best_d && !best.empty() && gap(n) < gap(best))) best_d = d, best = n;
   }
   return best;
 }

@@ -8,7 +8,7 @@
 
 namespace topoplan::cli {
 
-// Levenshtein distance (insertions, deletions, substitutions, each 1).
+// Edit distance: insertions, deletions, substitutions and swaps of neighbouring letters, each 1.
 int edit_distance(const std::string& a, const std::string& b);
 
 // A hint for a command line that failed to parse: "did you mean --topology?" for `--topolgy`

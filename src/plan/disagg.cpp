@@ -68,9 +68,15 @@ std::vector<PrefillOption> prefill_options(const ModelSpec& m, const Router& r,
 
 // The decode strategy of `gpus` GPUs that finishes the most requests per second with TPOT
 // within the limit: per strategy, the largest batch (whole sequences per replica) whose step
-// meets it, found by bisection (the step grows with the batch).
+// meets it, found by bisection (the step grows with the batch). `search` also records whether
+// any strategy fits in memory and the fastest TPOT one gives, so that a pool that misses only the
+// TPOT limit is not called too small.
+struct DecodeSearch {
+  bool fits_any = false;
+  double fastest_tpot_ms = std::numeric_limits<double>::infinity();  // at one sequence/replica
+};
 std::optional<DecodeOption> best_decode(const ModelSpec& m, const Router& r, const PlanRequest& req,
-                                        int gpus, int& evaluated) {
+                                        int gpus, int& evaluated, DecodeSearch& search) {
   const PlanRequest q = pool_request(req, PlanMode::Decode, gpus);
   const Planner p(m, r, q);
   const double accepted = req.tokens_per_step(), context = req.decode_context();
@@ -85,7 +91,10 @@ std::optional<DecodeOption> best_decode(const ModelSpec& m, const Router& r, con
       return req.tpot_max_ms <= 0 || step(per_replica) / accepted / 1e3 <= req.tpot_max_ms;
     };
     double lo = 1, hi = std::floor(p.max_batch(s) / s.dp);
-    if (hi < 1 || !meets(lo)) continue;
+    if (hi < 1) continue;
+    search.fits_any = true;
+    search.fastest_tpot_ms = std::min(search.fastest_tpot_ms, step(lo) / accepted / 1e3);
+    if (!meets(lo)) continue;
     if (meets(hi)) lo = hi;
     while (hi - lo > 1) {
       const double mid = std::floor((lo + hi) / 2);
@@ -307,6 +316,34 @@ void refuse_pins(const PlanRequest& r) {
     throw FieldError("workload", "--workload burst/closed is not modelled with --disagg");
 }
 
+// Why no split has a plan: a pool too small for the model, or a limit no pool meets (the fastest
+// TPOT a decode pool gives at one sequence per replica, when that is the binding one).
+void explain_no_split(DisaggOutput& out, const std::map<int, std::vector<PrefillOption>>& prefill,
+                      const std::map<int, std::optional<DecodeOption>>& decode,
+                      const DecodeSearch& search) {
+  const bool prefill_fits =
+      std::any_of(prefill.begin(), prefill.end(), [](const auto& e) { return !e.second.empty(); });
+  const bool decode_meets =
+      std::any_of(decode.begin(), decode.end(), [](const auto& e) { return e.second.has_value(); });
+  if (!prefill_fits || !search.fits_any) {
+    out.status = "no_plan_fits";
+    out.status_message = std::string("no split leaves the ") +
+                         (prefill_fits ? "decode" : "prefill") +
+                         " pool a strategy that fits in memory: the model needs more GPUs per "
+                         "pool than a split gives (try fewer, larger pools or more servers)";
+    return;
+  }
+  out.status = "no_plan_meets_limits";
+  if (!decode_meets) {
+    out.status_message = "no decode pool meets --tpot-max " + fmt("%g", out.request.tpot_max_ms) +
+                         " ms: the fastest fitting strategy takes " +
+                         fmt("%.2f", search.fastest_tpot_ms) +
+                         " ms per token at one sequence per replica";
+    return;
+  }
+  out.status_message = "no split of the servers meets --ttft-max/--tpot-max with both pools";
+}
+
 }  // namespace
 
 DisaggOutput plan_disagg(const ModelSpec& model, const Router& router, const PlanRequest& request,
@@ -337,12 +374,14 @@ DisaggOutput plan_disagg(const ModelSpec& model, const Router& router, const Pla
   out.gpu = mixed ? out.prefill_gpu + " + " + out.decode_gpu : out.prefill_gpu;
   std::map<int, std::vector<PrefillOption>> prefill;
   std::map<int, std::optional<DecodeOption>> decode;
+  DecodeSearch decode_search;
   for (const Split& sp : mixed ? std::vector<Split>{mixed->split} : splits(t, disagg)) {
     const int gp = sp.prefill_gpus, gd = sp.decode_gpus;
     if (!prefill.count(gp))
       prefill[gp] = prefill_options(model, prefill_router, request, gp, out.strategies_evaluated);
     if (!decode.count(gd))
-      decode[gd] = best_decode(model, decode_router, request, gd, out.strategies_evaluated);
+      decode[gd] =
+          best_decode(model, decode_router, request, gd, out.strategies_evaluated, decode_search);
     if (prefill[gp].empty() || !decode[gd]) continue;
     if (auto r = best_of_split(model, comm, request, sp, prefill[gp], *decode[gd])) {
       fill_operating_point(*r, request);
@@ -363,17 +402,7 @@ DisaggOutput plan_disagg(const ModelSpec& model, const Router& router, const Pla
         "pool's servers alone with `topoplan plan` to compare)";
   else
     compare_with_aggregated(out, model, router);
-  if (!out.best) {
-    const bool any_fit = std::any_of(prefill.begin(), prefill.end(),
-                                     [](const auto& e) { return !e.second.empty(); }) &&
-                         std::any_of(decode.begin(), decode.end(),
-                                     [](const auto& e) { return e.second.has_value(); });
-    out.status = any_fit ? "no_plan_meets_limits" : "no_plan_fits";
-    out.status_message =
-        any_fit ? "no split of the servers meets --ttft-max/--tpot-max with both pools"
-                : "no split leaves both pools a strategy that fits: the model needs more GPUs "
-                  "per pool than a split gives (try fewer, larger pools or more servers)";
-  }
+  if (!out.best) explain_no_split(out, prefill, decode, decode_search);
   return out;
 }
 

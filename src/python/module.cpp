@@ -174,6 +174,9 @@ py::dict run(const std::vector<std::string>& command, const std::vector<std::str
       } catch (const CLI::CallForHelp&) {
         std::cout << cmd->help();
         rc = 0;
+      } catch (const CLI::CallForVersion& e) {
+        std::cout << e.what() << "\n";
+        rc = 0;
       } catch (const CLI::ParseError& e) {
         kind = "input";
         message = std::string(e.what());

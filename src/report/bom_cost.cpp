@@ -138,6 +138,47 @@ void check_bom_options(const BomOptions& o) {
   checked_table(o);
 }
 
+namespace {
+
+// With the whole bill the overall winner is the lowest cost of owning and running each design
+// per output token (capex amortized + energy at the PUE), when every design with a plan has one;
+// the GPU-hour price alone left a rail-optimized and a fat-tree design of the same servers tied
+// while their bills differ (issue 28's new-user walk).
+void rank_by_ownership(Comparison& c) {
+  int best = -1, second = -1;
+  for (std::size_t i = 0; i < c.designs.size(); ++i) {
+    const DesignResult& d = c.designs[i];
+    if (!d.best) continue;
+    if (!d.bom || !d.bom->usd_per_mtok || !d.bom->cost.complete) return;  // keep the rental view
+    const int k = static_cast<int>(i);
+    if (best < 0 || *d.bom->usd_per_mtok < *c.designs[best].bom->usd_per_mtok) {
+      second = best;
+      best = k;
+    } else if (second < 0 || *d.bom->usd_per_mtok < *c.designs[second].bom->usd_per_mtok) {
+      second = k;
+    }
+  }
+  if (best < 0) return;
+  c.overall = best;
+  c.criterion = "bom_usd_per_mtok";
+  const Bom& w = *c.designs[best].bom;
+  std::string why = c.designs[best].spec.name +
+                    " wins on the cost of ownership per million output tokens (--bom: capex over " +
+                    fmt("%g", w.cost.years) + " years + energy at PUE " + fmt("%.2f", w.power.pue) +
+                    "): $" + fmt("%.3f", *w.usd_per_mtok) + "/Mtok, facility " +
+                    fmt("%.1f", w.power.facility_W / kWPerkW) + " kW, capex $" +
+                    count_text(w.cost.capex_usd);
+  if (second >= 0) {
+    const Bom& r = *c.designs[second].bom;
+    why += "; runner-up " + c.designs[second].spec.name + ": $" + fmt("%.3f", *r.usd_per_mtok) +
+           "/Mtok, facility " + fmt("%.1f", r.power.facility_W / kWPerkW) + " kW, capex $" +
+           count_text(r.cost.capex_usd);
+  }
+  c.why = why + ". At GPU-hour prices alone: " + c.why;
+}
+
+}  // namespace
+
 void add_bom(Comparison& c, const BomOptions& o) {
   const PriceTable prices = checked_table(o);
   std::string pue_src, kwh_src, years_src;
@@ -150,6 +191,7 @@ void add_bom(Comparison& c, const BomOptions& o) {
     d.bom->kwh_source = kwh_src;
     d.bom->years_source = years_src;
   }
+  rank_by_ownership(c);
 }
 
 }  // namespace topoplan::report

@@ -57,8 +57,8 @@ void print_sums(std::ostream& os, const Bom& b) {
      << fmt("%.1f", p.server_rest_W / kW) << " + NVLink trays "
      << fmt("%.1f", p.nvlink_trays_W / kW) << " + switches " << fmt("%.1f", p.switches_W / kW)
      << " + optics " << fmt("%.1f", p.optics_W / kW) << " = IT " << fmt("%.1f", p.it_W / kW)
-     << " kW; x PUE " << fmt("%.2f", p.pue) << " = facility " << fmt("%.3f", p.facility_W / kMW)
-     << " MW\n";
+     << " kW; x PUE " << fmt("%.2f", p.pue) << " = facility " << fmt("%.1f", p.facility_W / kW)
+     << " kW\n";  // kW as the table's facility column
   const BomCost& c = b.cost;
   os << "  cost: capex $" << count_text(c.capex_usd) << " over " << fmt("%g", c.years)
      << " years = $" << fmt("%.0f", c.capex_usd_per_h) << "/h + energy $"

@@ -77,6 +77,16 @@ std::string explain(const Comparison& c) {
     if (second < 0 || !best || better * (*v - *best) > 0) second = static_cast<int>(i);
   }
   if (second < 0) return why + " No other design has a fitting plan.";
+  // A tie is not a win (issue 28): equal on the criterion to a part in a million.
+  const double mine = *column_value(w, c.criterion),
+               theirs = *column_value(c.designs[second], c.criterion);
+  if (std::fabs(mine - theirs) <= 1e-6 * std::max(std::fabs(mine), std::fabs(theirs)))
+    return w.spec.name + " and " + c.designs[second].spec.name + " tie on " +
+           (c.criterion == "usd_per_mtok" ? std::string("$ per million output tokens")
+                                          : std::string("tokens/s/GPU")) +
+           " (" + to_string(p.strategy) + ", " + fmt("%.1f", p.tokens_per_s_per_gpu) +
+           " tok/s/GPU at TPOT " + fmt("%.1f", p.tpot_ms) +
+           " ms).";
   const DesignResult& r = c.designs[second];
   const PlanResult& q = *r.best;
   why += " Against the runner-up " + r.spec.name + " (" + to_string(q.strategy) +
@@ -190,8 +200,9 @@ Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>
   Comparison c;
   c.model = model.name;
   c.request = request;
-  for (std::size_t i = 0; i < designs.size(); ++i)
-    c.designs.push_back(run_design(model, designs[i], request, design_flag_price(prices, i)));
+  const std::vector<DesignSpec> unique = with_unique_names(designs);
+  for (std::size_t i = 0; i < unique.size(); ++i)
+    c.designs.push_back(run_design(model, unique[i], request, design_flag_price(prices, i)));
   for (const CompareColumn& col : compare_columns()) {
     int best = -1;
     for (std::size_t i = 0; i < c.designs.size() && col.better != 0; ++i) {

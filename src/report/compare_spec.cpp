@@ -1,4 +1,5 @@
 // Design specs ("hgx-h800-8:nodes=2:fabric=rail-optimized:price=2.1") and the cost catalog.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -117,9 +118,10 @@ DesignSpec parse_design(const std::string& text) {
       d.usd_per_gpu_hour = number_of(key, value, text);
       if (const std::string bad = gpu_hour_price_problem(*d.usd_per_gpu_hour); !bad.empty())
         bad_spec(text, "price=" + value + ": " + bad);
-    } else if (key == "name")
+    } else if (key == "name") {
       d.name = value;
-    else
+      d.named = true;
+    } else
       throw UnknownNameError(
           "design key", key,
           {"fabric", "fabric-link", "name", "nodes", "oversubscription", "price", "tiers"});
@@ -127,6 +129,15 @@ DesignSpec parse_design(const std::string& text) {
   if (d.name.empty())
     d.name = d.topology + (d.cluster.nodes > 1 ? " x" + std::to_string(d.cluster.nodes) : "");
   return d;
+}
+
+std::vector<DesignSpec> with_unique_names(std::vector<DesignSpec> designs) {
+  std::vector<std::string> names;
+  for (const DesignSpec& d : designs) names.push_back(d.name);
+  for (DesignSpec& d : designs)
+    if (!d.named && std::count(names.begin(), names.end(), d.name) > 1) d.name = d.text;
+  // A default that collided is now its text; two identical texts stay as given (a user's choice).
+  return designs;
 }
 
 std::optional<double> finite_number(const std::string& text) {

@@ -91,8 +91,9 @@ TrainComparison compare_training(const ModelSpec& model, const std::vector<Desig
   TrainComparison c;
   c.model = model.name;
   c.request = request;
-  for (std::size_t i = 0; i < designs.size(); ++i)
-    c.designs.push_back(run_train_design(model, designs[i], request, design_flag_price(prices, i)));
+  const std::vector<DesignSpec> unique = with_unique_names(designs);
+  for (std::size_t i = 0; i < unique.size(); ++i)
+    c.designs.push_back(run_train_design(model, unique[i], request, design_flag_price(prices, i)));
   // Cheapest when every fitting design has a price, else fastest.
   bool priced = true;
   for (const TrainDesignResult& d : c.designs) priced &= !d.best || d.usd.has_value();

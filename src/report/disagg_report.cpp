@@ -150,6 +150,9 @@ void print_disagg_json(std::ostream& os, const DisaggOutput& out) {
                    {"mtp_accept", limit_json(q.mtp_accept)}}},
                  {"status", out.status},
                  {"status_message", out.status_message},
+                 // `plan --json`'s name for it (README "Exit codes"); status_message stays.
+                 {"message", out.status_message.empty() ? ordered_json(nullptr)
+                                                        : ordered_json(out.status_message)},
                  {"strategies_evaluated", out.strategies_evaluated},
                  {"disagg", out.best ? result_json(*out.best) : ordered_json(nullptr)},
                  {"aggregated", aggregated_json(out.aggregated)},

@@ -140,3 +140,11 @@ topoplan_cli_test(collective_gb300 ARGS collective all-reduce --topology gb300-n
 topoplan_cli_test(collective_h100nvl_pair
                   ARGS collective all-reduce --topology pcie-h100nvl-8 --ranks 0,1 --size 1GiB
                   EXPECT_STDOUT "gpu0->gpu1 nvlink4")
+# nccl-tests habits (issue 28): all_reduce_perf -b 8 -e 4G -f 16 -g 8 is the golden sweep above.
+topoplan_cli_test(collective_nccl_tests_flags
+                  ARGS collective all_reduce_perf --topology hgx-h100-8 -b 8 -e 4G -f 16 -g 8
+                       --json
+                  GOLDEN collective_all-reduce_hgx-h100-8_sweep.json)
+topoplan_cli_test(collective_nccl_tests_flags_and_sweep
+                  ARGS collective all-reduce --topology hgx-h100-8 -b 8 --sweep 8:1G
+                  EXIT 2 EXPECT_STDERR "-b/-e/-f: nccl-tests' -b/-e/-f make a sweep")

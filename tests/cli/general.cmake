@@ -83,6 +83,26 @@ topoplan_cli_test(model_show_help_precision ARGS model show --help
 topoplan_cli_test(typo_flag ARGS plan --topolgy hgx-h100-8
                   EXIT 2 EXPECT_STDERR "did you mean --topology\\?")
 topoplan_cli_test(typo_subcommand ARGS plna EXIT 2 EXPECT_STDERR "did you mean plan\\?")
+# Two letters swapped is one edit, and ties go to the name of the same length: --model, not --mode.
+topoplan_cli_test(typo_swapped_letters ARGS plan --modle llama-3-8b
+                  EXIT 2 EXPECT_STDERR "did you mean --model\\?")
+# A flag of the other mode would be ignored: refused, naming the mode it needs (issue 28).
+topoplan_cli_test(serve_refuses_train_flag ARGS plan --model llama-3-8b --topology hgx-h100-8 --seq 4096
+                  EXIT 2 EXPECT_STDERR "--seq: applies to --mode train")
+topoplan_cli_test(train_refuses_serve_flag
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --tpot-max 20
+                  EXIT 2 EXPECT_STDERR "--tpot-max: sets up serving, not --mode train")
+topoplan_cli_test(pool_flag_needs_disagg
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --nodes 2 --prefill-nodes 1
+                  EXIT 2 EXPECT_STDERR "--prefill-nodes: sizes the pools of --disagg")
+topoplan_cli_test(compare_serve_refuses_train_flag
+                  ARGS compare --model llama-3-8b --topology hgx-h100-8 --topology hgx-h200-8
+                       --tokens 15T
+                  EXIT 2 EXPECT_STDERR "--train-tokens: applies to --mode train")
+topoplan_cli_test(compare_train_refuses_serve_flag
+                  ARGS compare --mode train --model llama-3-8b --tokens 1T --topology hgx-h100-8
+                       --topology hgx-h200-8 --tpot-max 20
+                  EXIT 2 EXPECT_STDERR "--tpot-max: sets up serving, not --mode train")
 topoplan_cli_test(typo_nested_subcommand ARGS topo shwo hgx-h100-8
                   EXIT 2 EXPECT_STDERR "did you mean show\\?")
 topoplan_cli_test(typo_train_flag ARGS plan --mode train --globl-batch 8

@@ -168,7 +168,7 @@ topoplan_cli_test(plan_disagg_train_refused ARGS plan --disagg --mode train EXIT
                   EXPECT_STDERR "--disagg: plans serving, not --mode train")
 topoplan_cli_test(plan_disagg_no_split_fits
                   ARGS plan --disagg --model deepseek-r1 --topology hgx-h100-8 --nodes 2 EXIT 3
-                  EXPECT_STDOUT "No split: no split leaves both pools a strategy that fits")
+                  EXPECT_STDOUT "No split: no split leaves the prefill pool a strategy that fits in memory")
 # Mixed GPU pools (issue 27): H200 prefill and H20 decode on one fabric, from flags and from a
 # cluster file; each pool names its GPU. Elsewhere a mixed cluster is refused (one GPU kind).
 topoplan_cli_test(plan_disagg_mixed_flags
@@ -245,3 +245,8 @@ topoplan_cli_test(plan_csv_disagg_splits
                   ARGS plan --model deepseek-r1 --topology hgx-h20-8 --nodes 2 --disagg
                        --tpot-max 50 --quiet --csv
                   EXPECT_STDOUT "^ratio,requests_per_s,goodput_tokens_per_s,bottleneck,ttft_ms,tpot_ms\r\n1P:1D,")
+# --disagg that misses only the TPOT limit says so, not that the model needs more GPUs (issue 28).
+topoplan_cli_test(plan_disagg_tpot_unmet
+                  ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2
+                       --tpot-max 1
+                  EXIT 3 EXPECT_STDOUT "no decode pool meets --tpot-max 1 ms: the fastest fitting strategy takes [0-9.]+ ms per token")

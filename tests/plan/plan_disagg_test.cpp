@@ -184,3 +184,18 @@ TEST_CASE("plan_disagg: --request-rate sizes copies of the best system") {
   dr.request_rate = 1e12;
   CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, dr), InputError);
 }
+
+TEST_CASE("plan_disagg: a TPOT limit no pool meets is named, not blamed on pool size") {
+  Machine h100("hgx-h100-8", 2);
+  const ModelSpec m = load_model("llama-3-8b");  // 16 GB of weights: fits one GPU
+  PlanRequest q;
+  q.tpot_max_ms = 1;
+  const DisaggOutput out = plan_disagg(m, *h100.router, q, DisaggRequest{});
+  CHECK_FALSE(out.best);
+  CHECK(out.status == "no_plan_meets_limits");
+  CHECK(out.status_message.find("no decode pool meets --tpot-max 1 ms") == 0);
+  // The fastest TPOT quoted is above the limit (else a pool would have met it).
+  const auto at = out.status_message.find("takes ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(out.status_message.substr(at + 6)) > 1.0);
+}

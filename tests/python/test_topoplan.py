@@ -123,6 +123,11 @@ class EntryPoints(unittest.TestCase):
         done = topoplan.run("topo", "paths", "hgx-h100-8")
         self.assertEqual(done.exit_code, 0)
         self.assertIn("NV18", done.stdout)
+        self.assertEqual(topoplan.run("--version").stdout.strip(), "topoplan 0.1.0")
+        bad = topoplan.run("plan", "--model", "no-such-model")
+        self.assertEqual(bad.exit_code, 2)
+        self.assertIn("no-such-model", bad.stderr)
+        self.assertEqual(topoplan.run("no-such-command").exit_code, 2)
         self.assertIn("--tpot-max", topoplan.help("plan"))
         self.assertIn("--gpu", topoplan.help("model roofline"))
 

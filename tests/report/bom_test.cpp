@@ -11,6 +11,7 @@
 #include "report/compare_costs.hpp"
 #include "topoplan/bom.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/model.hpp"
 #include "topoplan/topology.hpp"
 #include "topoplan/topology_io.hpp"
 
@@ -237,4 +238,22 @@ TEST_CASE("bom: settings and prices from the command line and a file") {
   }
   CHECK_THROWS_WITH(load_price_table(path), doctest::Contains("/optics/0/name: missing field"));
   std::remove(path.c_str());
+}
+
+TEST_CASE("compare --bom: the overall winner is the lowest cost of ownership per output token") {
+  // The same servers and plan on a rail-optimized (8 leaves) and a fat-tree (1 leaf) fabric tie
+  // on the GPU-hour price; their bills differ by 7 leaf switches, so the fat-tree wins.
+  const ModelSpec m = load_model("llama-3-8b");
+  Comparison c = compare_designs(m,
+                                 {parse_design("hgx-h100-8:nodes=4:name=rail"),
+                                  parse_design("hgx-h100-8:nodes=4:fabric=fat-tree:name=fat")},
+                                 PlanRequest{}, {});
+  CHECK(c.criterion == "usd_per_mtok");
+  add_bom(c, BomOptions{});
+  REQUIRE(c.designs[0].bom->usd_per_mtok);
+  REQUIRE(c.designs[1].bom->usd_per_mtok);
+  CHECK(*c.designs[1].bom->usd_per_mtok < *c.designs[0].bom->usd_per_mtok);
+  CHECK(c.criterion == "bom_usd_per_mtok");
+  CHECK(c.overall == 1);
+  CHECK(c.why.find("fat wins on the cost of ownership") == 0);
 }

@@ -151,3 +151,20 @@ TEST_CASE("compare: bad input") {
                                   PlanRequest{}, {1, 2, 3}),
                   InputError);
 }
+
+TEST_CASE("compare: colliding default labels become the design text, name= is kept") {
+  const std::vector<DesignSpec> d = with_unique_names(
+      {parse_design("hgx-h100-8:nodes=4"), parse_design("hgx-h100-8:nodes=4:fabric=fat-tree"),
+       parse_design("hgx-h200-8"), parse_design("hgx-h200-8:name=H200")});
+  CHECK(d[0].name == "hgx-h100-8:nodes=4");
+  CHECK(d[1].name == "hgx-h100-8:nodes=4:fabric=fat-tree");
+  CHECK(d[2].name == "hgx-h200-8");  // no collision: the default stays
+  CHECK(d[3].name == "H200");
+}
+
+TEST_CASE("compare: equal designs tie, they do not win by 1.00x") {
+  const ModelSpec m = load_model("llama-3-8b");
+  const Comparison c = compare_designs(
+      m, {parse_design("hgx-h100-8:name=a"), parse_design("hgx-h100-8:name=b")}, PlanRequest{}, {});
+  CHECK(c.why.find("a and b tie on") == 0);
+}

@@ -252,21 +252,17 @@ def csv(command, *positionals, **options):
 def run(*args):
     """Any command line, as words after ``topoplan``: ``run("topo", "paths", "hgx-h100-8")``.
 
-    Returns :class:`Completed` whatever the exit code; bad input still raises InputError.
+    Returns :class:`Completed` whatever the exit code, as a shell would: bad input gives
+    exit code 2 with the message in ``stderr``; ``run("--version")`` works too.
     """
     words = [str(a) for a in args]
     command = []
     while words and not words[0].startswith("-") and _topoplan.help(command + [words[0]]):
         command.append(words.pop(0))
-    if not command:
-        raise InputError(f"run: no such command: {' '.join(args[:1])}", 2, "run")
     reply = _topoplan.run(command, words, {})
     error = reply["error"]
-    if error is not None and error["kind"] != "input":
-        return Completed(error["exit_code"], reply["stdout"], error["message"])
     if error is not None:
-        raise InputError(error["message"], error["exit_code"], error["source"],
-                         error["location"], error["detail"])
+        return Completed(error["exit_code"], reply["stdout"], error["message"])
     return Completed(reply["exit_code"], reply["stdout"], reply["stderr"])
 
 
