@@ -16,14 +16,15 @@ namespace topoplan::cli {
 
 namespace {
 
-// "15T", "2.5B", "1e12": the suffixes of published token budgets (K, M, B or G, T; steps of
-// 10^3). Text without a suffix is left as it is, so "nan" or "-1" reach the range check
+// "15T", "2.5B", "1e12": the suffixes of published token budgets (K, M, B or G, T, either case;
+// steps of 10^3). Text without a suffix is left as it is, so "nan" or "-1" reach the range check
 // (docs/limits.md) and its message.
 CLI::Validator token_count_suffix() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        static const std::map<char, double> scale{
-            {'K', 1e3}, {'M', 1e6}, {'B', 1e9}, {'G', 1e9}, {'T', 1e12}};
+        static const std::map<char, double> scale{{'K', 1e3},  {'M', 1e6}, {'B', 1e9}, {'G', 1e9},
+                                                  {'T', 1e12}, {'k', 1e3}, {'m', 1e6}, {'b', 1e9},
+                                                  {'g', 1e9},  {'t', 1e12}};
         const auto it = text.empty() ? scale.end() : scale.find(text.back());
         const std::string number = it == scale.end() ? text : text.substr(0, text.size() - 1);
         std::size_t used = 0;

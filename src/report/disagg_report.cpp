@@ -173,7 +173,7 @@ void print_disagg(std::ostream& os, const DisaggOutput& out) {
      << count_text(q.output);
   if (q.ttft_max_ms > 0) os << ", TTFT <= " << fmt("%g", q.ttft_max_ms) << " ms";
   if (q.tpot_max_ms > 0) os << ", TPOT <= " << fmt("%g", q.tpot_max_ms) << " ms";
-  os << "\n" << out.strategies_evaluated << " strategies evaluated\n\n";
+  os << "\n" << count_of(out.strategies_evaluated, "strategy", "strategies") << " evaluated\n\n";
   if (!out.best) {
     os << "No split: " << out.status_message << "\n";
     return;

@@ -413,8 +413,8 @@ void print_closed_loop(std::ostream& os, const ClosedLoopResult& c) {
 
 // The search's size and speed, the figure planners are compared by (varies run to run).
 void print_footer(std::ostream& os, const PlanOutput& o) {
-  os << "\nSearch: " << o.strategies_evaluated << " strategies evaluated in "
-     << fmt("%.2f", o.search_seconds) << " s on " << o.threads << " thread"
+  os << "\nSearch: " << count_of(o.strategies_evaluated, "strategy", "strategies")
+     << " evaluated in " << fmt("%.2f", o.search_seconds) << " s on " << o.threads << " thread"
      << (o.threads == 1 ? "" : "s") << ", " << fmt("%.0f", o.evaluations_per_s_per_core())
      << " evaluations/s per core\n";
 }

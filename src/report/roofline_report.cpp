@@ -99,7 +99,8 @@ void print_text(std::ostream& os, const RooflineContext& c, const RooflineResult
      << " of active weights / " << fmt("%g", c.peak_hbm_GBps) << " GB/s = " << ms(r.naive_us)
      << " per step\n";
   os << "refined        " << fmt("%.0f", r.kernels_per_step) << " kernels = " << ms(r.refined_us)
-     << " per step, " << ms(r.refined_us / c.workload.batch) << " per token ("
+     << " per step = TPOT (" << ms(r.refined_us / c.workload.batch)
+     << " of GPU time per generated token over the batch; "
      << fmt("%.2fx", r.refined_us / r.naive_us) << " the naive bound)\n\n";
   print_gap(os, r);
   os << "\n";
