@@ -62,6 +62,35 @@ const std::vector<CompareColumn>& compare_columns();
 // The value of `column` for a design (nullopt when not applicable).
 std::optional<double> column_value(const DesignResult& d, const std::string& column);
 
+// ---- Pareto fronts side by side (issue 30 part 1) -------------------------------------------
+
+// One design's best point of its front at or above a per-user speed.
+struct FrontPick {
+  ParetoPoint point;
+  double tokens_per_s_per_mw = 0;      // tok/s/GPU × GPUs ÷ the design's IT power
+  std::optional<double> usd_per_mtok;  // with a GPU-hour price
+};
+// A named per-user speed ("interactive": >= 50 tok/s/user) and each design's pick there.
+struct OperatingPoint {
+  std::string name;
+  double min_tokens_per_s_per_user = 0;
+  std::vector<std::optional<FrontPick>> picks;  // per design; nullopt: its front never gets there
+  int winner = -1;
+};
+// Who wins over a range of per-user speeds (from, to]: where the fronts cross.
+struct FrontRange {
+  double from_tokens_per_s_per_user = 0, to_tokens_per_s_per_user = 0;
+  int winner = -1;
+};
+struct Fronts {
+  std::string criterion;  // "usd_per_mtok" (every design priced) or "tokens_per_s_per_gpu"
+  std::vector<OperatingPoint> points;
+  std::vector<FrontRange> ranges;
+  std::string summary;  // which design wins where, in words
+};
+// The operating points' per-user speeds: interactive 50, balanced 20, max throughput 0 tok/s/user.
+const std::vector<std::pair<std::string, double>>& operating_point_speeds();
+
 struct Comparison {
   std::string model;
   PlanRequest request;
@@ -70,7 +99,10 @@ struct Comparison {
   int overall = -1;
   std::string criterion;  // "usd_per_mtok" or "tokens_per_s_per_gpu"
   std::string why;
+  Fronts fronts;  // every design's Pareto front compared at named speeds and where they cross
 };
+// The fronts of `c`'s designs (compare_designs calls it; exposed for tests).
+Fronts compare_fronts(const Comparison& c);
 
 // Plans every design with the same request. `prices` (USD per GPU-hour): empty, one for all, or
 // one per design; a design's own price= wins, then `prices`, then the dated catalog default.

@@ -115,7 +115,9 @@ void add_compare_command(CLI::App& app, Action& action) {
   sub->add_option("--gpu-hour-price", a->prices,
                   "USD per GPU-hour: one for all designs or one per design (price= wins)");
   a->request = add_plan_request_flags(*sub);
-  sub->add_option("--chart", a->chart, "grouped bars per design (.svg, .png, .pdf)");
+  sub->add_option("--chart", a->chart,
+                  "every design's Pareto front: tok/s/GPU and Mtok per $ (or per MW) vs tok/s/user "
+                  "(.svg, .png, .pdf)");
   sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/report.md)");
   add_csv_option(*sub, a->csv, "one row per design");

@@ -150,12 +150,14 @@ void draw_panel(const ChartPanel& p) {
   if (!p.marks.empty()) {
     plcol0(1);
     plschr(0, 1.0);
-    for (const auto& [mx, my] : p.marks) {
+    for (std::size_t i = 0; i < p.marks.size(); ++i) {
+      const auto& [mx, my] = p.marks[i];
       const PLFLT x[] = {axis_value(p.x_axis, mx)}, y[] = {axis_value(p.y_axis, my)};
       plssym(0, 3.0);
       plpoin(1, x, y, 18);  // a star
       plssym(0, 1.0);
-      plptex(x[0], y[0] - (yb - ya) * 0.08, 1, 0, -0.05, p.mark_label.c_str());
+      if (i == 0)  // one label for all the stars
+        plptex(x[0], y[0] - (yb - ya) * 0.08, 1, 0, -0.05, p.mark_label.c_str());
     }
   }
   plschr(0, 0.8);

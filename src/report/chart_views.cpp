@@ -1,6 +1,8 @@
 // Data of the command charts, drawn by chart_plplot.cpp.
 #include "report/chart_views.hpp"
 
+#include <cmath>
+
 #include "report/chart.hpp"
 #include "report/table.hpp"
 
@@ -74,32 +76,49 @@ void write_pareto_chart(const PlanOutput& out, const std::string& path) {
 }
 
 void write_compare_chart(const Comparison& c, const std::string& path) {
-  BarChart b{
-      c.model + ": designs relative to the best (1.0) per metric", "relative to best", {}, {}, {}};
-  // (column, invert): Mtok per $ is 1 / ($/Mtok) so that higher is better everywhere.
-  const std::vector<std::pair<std::string, bool>> metrics = {{"tokens_per_s_per_gpu", false},
-                                                             {"tokens_per_s_per_user", false},
-                                                             {"tokens_per_joule", false},
-                                                             {"usd_per_mtok", true}};
-  const std::vector<std::string> titles = {"tok/s/GPU", "tok/s/user", "tok/J", "Mtok per $"};
+  // The fronts, one curve per design: tokens/s/GPU, and tokens per dollar (every design priced)
+  // or per MW, against tokens/s/user; the named operating points and the SLA as dashed lines.
+  bool priced = true;
+  for (const DesignResult& d : c.designs) priced &= d.usd_per_gpu_hour.has_value();
+  const auto panel = [&c](const std::string& what, const std::string& y_label) {
+    // Log y: a front spans two orders of magnitude from max throughput to interactive.
+    return ChartPanel{c.model + ": " + what + " vs tokens/s/user, each design's Pareto front",
+                      "tokens/s/user",
+                      y_label,
+                      ChartAxis::Linear,
+                      ChartAxis::Log10,
+                      {},
+                      {},
+                      {},
+                      {},
+                      ""};
+  };
+  ChartPanel per_gpu = panel("tokens/s/GPU", "tokens/s/GPU");
+  ChartPanel second = priced ? panel("Mtok per $", "Mtok per $ (at the GPU-hour price)")
+                             : panel("tokens/s per MW", "tokens/s per MW (GPUs + servers)");
   for (const DesignResult& d : c.designs) {
-    b.groups.push_back(d.spec.name);
-    b.values.emplace_back();
-  }
-  for (std::size_t m = 0; m < metrics.size(); ++m) {
-    double best = 0;
-    std::vector<double> v;
-    for (const DesignResult& d : c.designs) {
-      const auto x = column_value(d, metrics[m].first);
-      const double value = !x || *x <= 0 ? 0 : metrics[m].second ? 1 / *x : *x;
-      v.push_back(value);
-      best = std::max(best, value);
+    ChartSeries a{d.spec.name, {}, {}, false}, b{d.spec.name, {}, {}, false};
+    for (const ParetoPoint& q : d.plan.pareto) {
+      if (q.tokens_per_s_per_gpu <= 0) continue;
+      a.x.push_back(q.tokens_per_s_per_user), a.y.push_back(q.tokens_per_s_per_gpu);
+      b.x.push_back(q.tokens_per_s_per_user);
+      b.y.push_back(priced ? q.tokens_per_s_per_gpu * 3600 / 1e6 / d.usd_per_gpu_hour->value
+                           : q.tokens_per_s_per_gpu * d.gpus / d.power_W * 1e6);
     }
-    if (best <= 0) continue;  // no design has this figure (no prices)
-    b.categories.push_back(titles[m]);
-    for (std::size_t i = 0; i < v.size(); ++i) b.values[i].push_back(v[i] / best);
+    per_gpu.series.push_back(a);
+    second.series.push_back(b);
+    if (d.best)
+      per_gpu.marks.emplace_back(d.best->tokens_per_s_per_user, d.best->tokens_per_s_per_gpu);
   }
-  write_bar_chart(b, path);
+  per_gpu.mark_label = "stars: the plans in the table";
+  const double sla =
+      c.request.tpot_max_ms > 0 ? 1000 / c.request.tpot_max_ms * c.request.tokens_per_step() : 0;
+  for (ChartPanel* p : {&per_gpu, &second}) {
+    for (const auto& [name, speed] : operating_point_speeds())  // the SLA's line wins a tie
+      if (speed > 0 && std::fabs(speed - sla) > 0.02 * speed) p->x_limits.emplace_back(speed, name);
+    if (sla > 0) p->x_limits.emplace_back(sla, "TPOT " + fmt("%g", c.request.tpot_max_ms) + " ms");
+  }
+  write_chart({per_gpu, second}, path);
 }
 
 }  // namespace topoplan::report

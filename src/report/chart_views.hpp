@@ -19,8 +19,8 @@ void write_collective_chart(const std::string& title, const std::vector<Collecti
 // tokens/s/GPU against tokens/s/user (the axes aiconfigurator and InferenceX use): the Pareto
 // front, the TPOT limit as tokens/s/user = 1000 / TPOT, the chosen plan starred.
 void write_pareto_chart(const PlanOutput& out, const std::string& path);
-// Grouped bars: per metric (tokens/s/GPU, tokens/s/user, tokens/J, Mtok per $) each design's
-// value relative to the best design (1.0 = best).
+// Each design's Pareto front: tokens/s/GPU, and Mtok per $ (every design priced) or tokens/s per
+// MW, against tokens/s/user; the operating points' speeds and the TPOT limit dashed.
 void write_compare_chart(const Comparison& c, const std::string& path);
 
 }  // namespace topoplan::report

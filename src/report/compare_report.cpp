@@ -4,6 +4,7 @@
 
 #include "report/bom_json.hpp"
 #include "report/compare.hpp"
+#include "report/compare_fronts_report.hpp"
 #include "report/compare_parts.hpp"
 #include "report/json_number.hpp"
 #include "report/table.hpp"
@@ -76,6 +77,7 @@ void print_compare(std::ostream& os, const Comparison& c) {
        << "\n";
   }
   os << "\n" << c.why << "\n";
+  print_fronts(os, c);
 }
 
 void print_compare_json(std::ostream& os, const Comparison& c) {
@@ -114,7 +116,8 @@ void print_compare_json(std::ostream& os, const Comparison& c) {
                    {"criterion", c.criterion},
                    {"overall", c.overall < 0 ? ordered_json(nullptr)
                                              : ordered_json(c.designs[c.overall].spec.name)},
-                   {"why", c.why}};
+                   {"why", c.why},
+                   {"fronts", fronts_json(c)}};
   os << out.dump(2) << "\n";
 }
 

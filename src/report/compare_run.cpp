@@ -221,6 +221,7 @@ Comparison compare_designs(const ModelSpec& model, const std::vector<DesignSpec>
   for (std::size_t k = 0; k < compare_columns().size(); ++k)
     if (compare_columns()[k].key == c.criterion) c.overall = c.winner[k];
   c.why = explain(c);
+  c.fronts = compare_fronts(c);
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "report/chart_views.hpp"
+#include "report/compare_fronts_report.hpp"
 #include "report/diagram.hpp"
 #include "report/diagram_overlay.hpp"
 #include "report/html_page.hpp"
@@ -131,10 +132,12 @@ void write_compare_html(const Comparison& c, const std::string& path) {
                        : "")) +
       "</p><h2>Side by side (&#9733; best in its column)</h2>" + html_table(head, rows) +
       "<div class=\"why\">" + html_escape(c.why) + "</div>";
-  body +=
-      "<h2>Relative to the best design</h2><div class=\"figure\">" +
-      inline_svg(svg_via_file([&](const std::string& f) { write_compare_chart(c, f); }), "bars-") +
-      "</div>";
+  body += "<h2>Pareto fronts</h2><div class=\"figure\">" +
+          inline_svg(svg_via_file([&](const std::string& f) { write_compare_chart(c, f); }),
+                     "fronts-") +
+          "</div>" +
+          (c.fronts.ranges.empty() ? std::string() : html_table(fronts_head(), fronts_rows(c))) +
+          "<div class=\"why\">" + html_escape(c.fronts.summary) + "</div>";
   for (std::size_t i = 0; i < c.designs.size(); ++i) {
     const DesignResult& d = c.designs[i];
     body += "<h2>" + html_escape(d.spec.name) + ": placement of its best plan</h2>";
