@@ -91,7 +91,10 @@ void print_pools(std::ostream& os, const DisaggResult& r) {
                fmt("%.1f", p->capacity_requests_per_s), percent(p->utilization),
                count_text(p->tokens_per_s_per_gpu)});
   t.print(os);
-  os << "(prefill tok/s are input tokens, decode tok/s output tokens)\n";
+  os << "(prefill tok/s are input tokens, decode tok/s output tokens; capacity is what a pool "
+        "serves within the limits: for prefill at the highest busy share whose queueing keeps "
+        "TTFT within --ttft-max, at most "
+     << percent(kDisaggMaxUtilization) << "; busy is the share of the time a pool computes)\n";
 }
 
 void print_kv(std::ostream& os, const DisaggResult& r, double prompt) {

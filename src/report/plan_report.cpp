@@ -294,6 +294,13 @@ void print_ranking(std::ostream& os, const PlanOutput& o) {
                fmt("%.1f", p.tokens_per_s_per_gpu), fmt("%.1f", p.tokens_per_s_per_user)});
   }
   t.print(os);
+  // Outside serve the columns keep their names but not their serving meaning (issue 28's walk).
+  if (o.request.mode == PlanMode::Decode)
+    os << "(--mode decode: TTFT is the prefill of the whole batch at once, not a served "
+          "request's; tok/s/user = 1000 / TPOT)\n";
+  else if (o.request.mode == PlanMode::Prefill)
+    os << "(--mode prefill: tok/s are prompt tokens; tok/s/user = a prompt's tokens / its "
+          "prefill time; TPOT is the decode step that would follow)\n";
   int fitting = static_cast<int>(o.plans.size()) - infeasible;
   if (fitting > shown)
     os << "(" << count_of(fitting - shown, "more fitting strategy", "more fitting strategies")

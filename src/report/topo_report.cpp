@@ -1,5 +1,7 @@
 #include "report/topo_report.hpp"
 
+#include <cctype>
+
 #include <nlohmann/json.hpp>
 
 #include "report/json_number.hpp"
@@ -15,6 +17,25 @@ using nlohmann::ordered_json;
 std::string gbps(double v) {
   return fmt("%.1f", v) + " GB/s";
 }
+}  // namespace
+
+namespace {
+
+// The description up to its first ',', ':' or sentence '.' outside parentheses ("8x AMD Instinct
+// MI300X 192GB (OAM, xGMI), ..." keeps its parenthesis; "2.5" is not a sentence end).
+std::string first_clause(const std::string& text) {
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    const bool decimal_point =
+        c == '.' && i + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[i + 1]));
+    if (depth <= 0 && (c == ',' || c == ':' || (c == '.' && !decimal_point)))
+      return text.substr(0, i);
+  }
+  return text;
+}
+
 }  // namespace
 
 void print_topo_list(std::ostream& os, const std::vector<TopoListEntry>& entries, bool json) {
@@ -33,7 +54,7 @@ void print_topo_list(std::ostream& os, const std::vector<TopoListEntry>& entries
   Table table({"name", "GPUs", "nodes", "GPU", "NVLink domain", "description"},
               {Align::Left, Align::Right, Align::Right, Align::Left, Align::Right, Align::Left});
   for (const auto& e : entries) {
-    std::string desc = text_prefix(e.description.substr(0, e.description.find_first_of(",.:")));
+    std::string desc = text_prefix(first_clause(e.description));
     table.add_row({e.name, std::to_string(e.gpus), std::to_string(e.nodes), e.gpu_model,
                    std::to_string(e.nvlink_domain), desc});
   }
