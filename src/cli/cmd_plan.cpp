@@ -300,7 +300,7 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a, bool with_train = false) {
 }
 
 void add_strategy_flags(CLI::App& sub, PlanArgs& a) {
-  sub.add_option("--gpus", a.req.gpus, "GPUs to use (default: all of the topology)");
+  sub.add_option("--gpus", a.req.gpus, "GPUs to use (default, or 0: all of the topology)");
   sub.add_option("--tp", a.tp, "pin tensor parallel size");
   sub.add_option("--pp", a.pp, "pin pipeline stages");
   sub.add_option("--dp", a.dp, "pin data-parallel replicas");

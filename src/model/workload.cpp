@@ -32,6 +32,9 @@ void require_batch(double batch, bool zero_searches) {
   if (!(batch >= 1))
     throw FieldError("batch", std::string("must be at least 1 sequence") +
                                   (zero_searches ? " (or 0: searched)" : ""));
+  // 2.5 sequences were planned as 3 without a word (issue 28's walk).
+  if (batch != std::floor(batch))
+    throw FieldError("batch", "must be a whole number of sequences, got " + shown(batch));
 }
 
 void require_tokens(double tokens, const char* field) {

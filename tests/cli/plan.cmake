@@ -250,3 +250,6 @@ topoplan_cli_test(plan_disagg_tpot_unmet
                   ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2
                        --tpot-max 1
                   EXIT 3 EXPECT_STDOUT "no decode pool meets --tpot-max 1 ms: the fastest fitting strategy takes [0-9.]+ ms per token")
+# A fractional batch was rounded up silently (issue 28's walk).
+topoplan_cli_test(plan_batch_fraction ARGS plan --model llama-3-8b --topology hgx-h100-8 --batch 2.5
+                  EXIT 2 EXPECT_STDERR "--batch: must be a whole number of sequences, got 2.5")

@@ -4,6 +4,7 @@
 
 #include "model/moe_balance.hpp"
 #include "model/tiny_models.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 
 using namespace topoplan;
@@ -303,4 +304,12 @@ TEST_CASE("tiny MLA: RoPE, the KV-cache store and prefill's k concat are kernels
   // Prefill, 2 new tokens after 5: k for 7 keys x 2 heads x qk 4, read and written: 224 B.
   Workload p{.phase = Phase::Prefill, .batch = 1, .new_tokens = 2, .context = 5};
   CHECK(find(layer_kernels(m, LayerType::Dense, p, Shard{}), "mla_k_concat").bytes == 224);
+}
+
+TEST_CASE("require_batch: whole sequences only, 0 only where the search picks the batch") {
+  CHECK_NOTHROW(topoplan::require_batch(3));
+  CHECK_NOTHROW(topoplan::require_batch(0, /*zero_searches=*/true));
+  CHECK_THROWS_WITH_AS(topoplan::require_batch(2.5),
+                       "batch: must be a whole number of sequences, got 2.5", topoplan::FieldError);
+  CHECK_THROWS_AS(topoplan::require_batch(0), topoplan::FieldError);
 }
