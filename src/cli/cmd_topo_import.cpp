@@ -35,6 +35,8 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   topoplan::detail::write_output_file(path, text);
+  // As `topo render` says what it wrote (stdout stays the file's when there is no -o).
+  std::cout << "wrote " << path << " (" << text.size() << " bytes)\n";
 }
 
 int run_import(const ImportArgs& a) {

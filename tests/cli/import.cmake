@@ -40,3 +40,7 @@ topoplan_cli_test(example_custom_accelerator_validate ARGS topo validate ${custo
 topoplan_cli_test(example_custom_accelerator_collective
                   ARGS collective all-reduce --topology ${custom} --size 1GiB
                   EXPECT_STDOUT "infinity-fabric")
+# `-o FILE` says what it wrote, as `topo render` does (issue 28's walk).
+topoplan_cli_test(topo_export_says_wrote
+                  ARGS topo export nccl-xml hgx-h100-8 -o ${CMAKE_CURRENT_BINARY_DIR}/export_h100.xml
+                  EXPECT_STDOUT "^wrote .*export_h100.xml \\([0-9]+ bytes\\)\n$")
