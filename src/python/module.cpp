@@ -161,8 +161,7 @@ py::dict run(const std::vector<std::string>& command, const std::vector<std::str
       return result;
     }
     std::string kind, message;
-    const topoplan::InputError* input = nullptr;
-    std::optional<topoplan::InputError> input_copy;
+    std::optional<topoplan::InputError> input;  // the located error, for source/location
     {
       py::gil_scoped_release free;  // parse and search without holding Python
       Capture capture;
@@ -187,12 +186,12 @@ py::dict run(const std::vector<std::string>& command, const std::vector<std::str
       } catch (const topoplan::FieldError& e) {
         kind = "input";
         message = topoplan::cli::flag_message(e);
-        input_copy = e;
+        input = e;
         rc = 2;
       } catch (const topoplan::InputError& e) {
         kind = "input";
         message = e.what();
-        input_copy = e;
+        input = e;
         rc = 2;
       } catch (const topoplan::Error& e) {
         kind = "error";
@@ -207,8 +206,7 @@ py::dict run(const std::vector<std::string>& command, const std::vector<std::str
       out = capture.out.str();
       err = capture.err.str();
     }
-    if (input_copy) input = &*input_copy;
-    if (!kind.empty()) error = error_dict(kind.c_str(), message, rc, input);
+    if (!kind.empty()) error = error_dict(kind.c_str(), message, rc, input ? &*input : nullptr);
   }
   result["exit_code"] = rc;
   result["stdout"] = out;

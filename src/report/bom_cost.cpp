@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report/compare.hpp"
+#include "report/compare_costs.hpp"
 #include "report/table.hpp"
 #include "topoplan/bom.hpp"
 #include "topoplan/error.hpp"
@@ -12,8 +13,6 @@ namespace topoplan::report {
 namespace {
 
 constexpr double kHoursPerYear = 8760;
-constexpr double kSecondsPerHour = 3600;
-constexpr double kPerMillion = 1e6;
 constexpr double kWPerkW = 1e3;
 
 double as_double(long long count) {
@@ -89,7 +88,7 @@ void add_throughput(Bom& b, const DesignResult& d) {
   b.tokens_per_s = d.best->tokens_per_s_per_gpu * b.counts.gpus;
   if (b.power.facility_W > 0) b.tokens_per_joule = *b.tokens_per_s / b.power.facility_W;
   if (b.cost.complete && *b.tokens_per_s > 0)
-    b.usd_per_mtok = b.cost.usd_per_h / (*b.tokens_per_s * kSecondsPerHour) * kPerMillion;
+    b.usd_per_mtok = usd_per_mtok(b.cost.usd_per_h, *b.tokens_per_s);
 }
 
 Bom make_bom(const DesignResult& d, const PriceTable& prices, const Settings& s) {

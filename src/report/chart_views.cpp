@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "report/chart.hpp"
+#include "report/compare_costs.hpp"
 #include "report/table.hpp"
 
 namespace topoplan::report {
@@ -102,7 +103,7 @@ void write_compare_chart(const Comparison& c, const std::string& path) {
       if (q.tokens_per_s_per_gpu <= 0) continue;
       a.x.push_back(q.tokens_per_s_per_user), a.y.push_back(q.tokens_per_s_per_gpu);
       b.x.push_back(q.tokens_per_s_per_user);
-      b.y.push_back(priced ? q.tokens_per_s_per_gpu * 3600 / 1e6 / d.usd_per_gpu_hour->value
+      b.y.push_back(priced ? 1 / usd_per_mtok(d.usd_per_gpu_hour->value, q.tokens_per_s_per_gpu)
                            : q.tokens_per_s_per_gpu * d.gpus / d.power_W * 1e6);
     }
     per_gpu.series.push_back(a);

@@ -14,6 +14,14 @@ Sourced server_overhead_W(const std::string& gpu_model);
 // cluster's own GPU cap (limits.hpp) is far lower, so no real design is refused here.
 inline constexpr int kMaxSpecCount = 1'000'000'000;
 
+// $ per million output tokens of `usd_per_hour` spent on `tokens_per_s`: usd_per_hour ÷
+// (tokens/s × 3600 s/h) × 10^6. One formula for the compare table, its fronts, its chart and the
+// bill of materials (a GPU's price with tok/s/GPU, or a design's with its tok/s).
+inline double usd_per_mtok(double usd_per_hour, double tokens_per_s) {
+  constexpr double kSecondsPerHour = 3600, kPerMillion = 1e6;
+  return usd_per_hour / (tokens_per_s * kSecondsPerHour) * kPerMillion;
+}
+
 // A GPU-hour is priced at 1-10 USD (costs.json's dated list prices); 10^4 is a typo, and keeps
 // power, $/Mtok and their ratios finite.
 inline constexpr double kMaxGpuHourUsd = 1e4;

@@ -7,13 +7,14 @@
 #include <set>
 
 #include "report/compare.hpp"
+#include "report/compare_costs.hpp"
 #include "report/table.hpp"
 
 namespace topoplan::report {
 
 namespace {
 
-constexpr double kSecondsPerHour = 3600, kPerMillion = 1e6, kWPerMW = 1e6;
+constexpr double kWPerMW = 1e6;
 
 // A design's best front point with at least `min_user` tokens/s per user, by the criterion.
 std::optional<FrontPick> pick(const DesignResult& d, double min_user) {
@@ -25,8 +26,7 @@ std::optional<FrontPick> pick(const DesignResult& d, double min_user) {
     if (d.power_W > 0)
       f.tokens_per_s_per_mw = q.tokens_per_s_per_gpu * d.gpus / d.power_W * kWPerMW;
     if (d.usd_per_gpu_hour)
-      f.usd_per_mtok =
-          d.usd_per_gpu_hour->value / (q.tokens_per_s_per_gpu * kSecondsPerHour) * kPerMillion;
+      f.usd_per_mtok = usd_per_mtok(d.usd_per_gpu_hour->value, q.tokens_per_s_per_gpu);
     best = f;
   }
   return best;  // within one design the GPU-hour price is one number: tok/s/GPU orders both
@@ -89,21 +89,20 @@ std::vector<FrontRange> readable(std::vector<FrontRange> r) {
   return r;
 }
 
-std::string summary_of(const Comparison& c, const Fronts& exact) {
-  if (exact.ranges.empty()) return "no design has a front (no plan fits)";
-  Fronts f = exact;
-  f.ranges = readable(exact.ranges);
+std::string summary_of(const Comparison& c, const Fronts& f) {
+  if (f.ranges.empty()) return "no design has a front (no plan fits)";
+  const std::vector<FrontRange> ranges = readable(f.ranges);
   const std::string by =
       f.criterion == "usd_per_mtok" ? "$ per million output tokens" : "tokens/s/GPU";
-  if (f.ranges.size() == 1)
-    return c.designs[f.ranges.front().winner].spec.name + " leads on " + by +
+  if (ranges.size() == 1)
+    return c.designs[ranges.front().winner].spec.name + " leads on " + by +
            " at every per-user speed, up to " +
-           fmt("%.1f", f.ranges.front().to_tokens_per_s_per_user) +
+           fmt("%.1f", ranges.front().to_tokens_per_s_per_user) +
            " tok/s/user (the fastest point of any front): the fronts do not cross";
-  std::string s = "The fronts cross (ranges under 10% wide folded; --json has each): on " + by +
-                  ", ";
-  for (std::size_t i = 0; i < f.ranges.size(); ++i) {
-    const FrontRange& r = f.ranges[i];
+  std::string s =
+      "The fronts cross (ranges under 10% wide folded; --json has each): on " + by + ", ";
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    const FrontRange& r = ranges[i];
     s += (i ? "; " : "") + c.designs[r.winner].spec.name + " wins " +
          (i == 0 ? "up to " + fmt("%.1f", r.to_tokens_per_s_per_user)
                  : "from " + fmt("%.1f", r.from_tokens_per_s_per_user) + " to " +

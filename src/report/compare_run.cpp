@@ -14,9 +14,6 @@ namespace topoplan::report {
 
 namespace {
 
-constexpr double kSecondsPerHour = 3600;
-constexpr double kPerMillion = 1e6;
-
 void price_design(DesignResult& d, std::optional<double> flag_price) {
   const DesignPower power =
       design_power(d.topology, d.spec, d.gpu_model, d.gpus, d.servers, flag_price);
@@ -30,8 +27,7 @@ void price_design(DesignResult& d, std::optional<double> flag_price) {
   d.tokens_per_joule = d.power_W > 0 ? p.tokens_per_s / d.power_W : 0;
   d.headroom_bytes = p.memory.capacity_bytes - p.memory.used_bytes();
   if (d.usd_per_gpu_hour && p.tokens_per_s > 0)
-    d.usd_per_mtok =
-        d.gpus * d.usd_per_gpu_hour->value / (p.tokens_per_s * kSecondsPerHour) * kPerMillion;
+    d.usd_per_mtok = usd_per_mtok(d.gpus * d.usd_per_gpu_hour->value, p.tokens_per_s);
 }
 
 DesignResult run_design(const ModelSpec& model, const DesignSpec& spec, const PlanRequest& req,
@@ -85,8 +81,7 @@ std::string explain(const Comparison& c) {
            (c.criterion == "usd_per_mtok" ? std::string("$ per million output tokens")
                                           : std::string("tokens/s/GPU")) +
            " (" + to_string(p.strategy) + ", " + fmt("%.1f", p.tokens_per_s_per_gpu) +
-           " tok/s/GPU at TPOT " + fmt("%.1f", p.tpot_ms) +
-           " ms).";
+           " tok/s/GPU at TPOT " + fmt("%.1f", p.tpot_ms) + " ms).";
   const DesignResult& r = c.designs[second];
   const PlanResult& q = *r.best;
   why += " Against the runner-up " + r.spec.name + " (" + to_string(q.strategy) +
