@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "topoplan/bom.hpp"
+#include "topoplan/disagg.hpp"
 #include "topoplan/plan.hpp"
 #include "topoplan/topology_io.hpp"
 #include "topoplan/train.hpp"
@@ -152,5 +153,50 @@ TrainComparison compare_training(const ModelSpec& model, const std::vector<Desig
                                  const TrainRequest& request, const std::vector<double>& prices);
 void print_train_compare(std::ostream& os, const TrainComparison& c);
 void print_train_compare_json(std::ostream& os, const TrainComparison& c);
+
+// ---- compare --disagg: aggregated vs disaggregated serving per design (issue 27) ------------
+
+// One way of serving on a design: the best aggregated plan on its GPUs, or its best xPyD split.
+struct ServingRow {
+  std::string mode;      // "aggregated" or "disaggregated"
+  int gpus = 0;          // GPUs the row serves with (disaggregated: prefill + decode pools)
+  std::string split;     // "4P:8D" for disaggregated rows, "" for aggregated
+  std::string strategy;  // aggregated: its strategy; disaggregated: "prefill ... / decode ..."
+  double ttft_ms = 0, tpot_ms = 0;
+  double tokens_per_s = 0;  // output tokens/s within the limits (disaggregated: goodput)
+  double tokens_per_s_per_gpu = 0;
+  double usd_per_hour = 0;             // every GPU of the row at its GPU-hour price (0: unpriced)
+  std::optional<double> usd_per_mtok;  // usd_per_hour over tokens_per_s, when priced
+};
+
+struct DisaggDesignResult {
+  DesignSpec spec;
+  std::string topology, gpu;  // gpu: "H100-SXM", or "H200-SXM + H20" on a mixed cluster
+  int gpus = 0, servers = 0;
+  std::vector<std::pair<std::string, int>> gpu_counts;  // GPUs of each kind, in node order
+  double power_W = 0;  // IT power of every GPU and server of the design (as compare's)
+  // Each pool's GPU-hour price, with its source (one entry per distinct GPU kind).
+  std::vector<std::pair<std::string, std::optional<Sourced>>> prices;
+  DisaggOutput out;              // the planner's answer (splits, KV transfer, verdict)
+  std::vector<ServingRow> rows;  // aggregated (when the design has one GPU kind), disaggregated
+  int best_row = -1;             // on the comparison's criterion
+};
+
+struct DisaggComparison {
+  std::string model;
+  PlanRequest request;
+  std::vector<DisaggDesignResult> designs;
+  std::string criterion;  // "usd_per_mtok" when every row with a plan is priced, else per GPU
+  int overall = -1, overall_row = -1;  // design and row index of the winner
+  std::string why;
+};
+
+// Plans every design both ways with the same request (serve mode; mixed clusters allowed: their
+// pools are their server groups and no aggregated row is priced); prices as compare_designs,
+// a mixed design's GPUs each at their own kind's price.
+DisaggComparison compare_disagg(const ModelSpec& model, const std::vector<DesignSpec>& designs,
+                                const PlanRequest& request, const std::vector<double>& prices);
+void print_disagg_compare(std::ostream& os, const DisaggComparison& c);
+void print_disagg_compare_json(std::ostream& os, const DisaggComparison& c);
 
 }  // namespace topoplan::report

@@ -25,6 +25,10 @@ struct DisaggRequest {
   // A request-rate target (requests/s, 0: none): the output sizes copies of the best xPyD
   // system to reach it (DisaggOutput::sizing).
   double request_rate = 0;
+  // KV sent layer by layer while the prompt's prefill runs (Mooncake's layer-wise prefill), in
+  // place of after it (SGLang's and vLLM's NIXL connector: the transfer starts when the
+  // prefill ends). docs/planner.md, "Disaggregated serving".
+  bool kv_layerwise = false;
 };
 
 // Copies of the best system (its servers and GPUs each) that serve the request-rate target at
@@ -56,6 +60,7 @@ struct KvTransfer {
   int streams = 0;                     // GPU → GPU streams that carry it in parallel
   PathClass path = PathClass::DIS;     // of the first stream (NET between servers)
   double time_ms = 0;                  // all streams at once, priced together on the graph
+  double exposed_ms = 0;               // the part of time_ms that adds to TTFT (kv_exposed_us)
   double GBps = 0;                     // bytes_per_request / time
   double capacity_requests_per_s = 0;  // every prefill replica sending back to back
 };
@@ -67,6 +72,13 @@ struct KvTransfer {
 // tp-pp-dp order.
 std::vector<std::pair<int, int>> kv_stream_ranks(const ModelSpec& m, const Strategy& prefill,
                                                  const Strategy& decode);
+
+// The part of a KV transfer of `kv_us` that a prompt's TTFT sees after its prefill of
+// `prefill_us`. After the prefill: all of it. Layer by layer over `layers` equal layers, layer
+// i's KV leaves when layer i is computed and the link sends one layer at a time, so the last
+// layer's share arrives kv/L after the prefill when the link keeps up (kv <= prefill), else the
+// link is the pipeline's slow stage: kv − prefill + prefill/L.
+double kv_exposed_us(double kv_us, double prefill_us, int layers, bool layerwise);
 
 // Mean wait before a prompt's prefill starts, at utilisation rho, for a pool that prefills
 // batches of `batch` prompts taking `step_us` each: the M/D/1 wait of a server `batch` times

@@ -26,6 +26,7 @@ struct CompareArgs {
   std::string chart, html;
   CsvOption csv;  // --csv [FILE]: one row per design
   bool bom = false;
+  bool disagg = false;  // --disagg: aggregated vs disaggregated rows per design (issue 27)
   report::BomOptions bom_options;
   double pue = 0, kwh_usd = 0, years = 0;  // given when their option's count() > 0
 };
@@ -36,28 +37,51 @@ std::vector<report::DesignSpec> design_specs(const CompareArgs& a) {
   return designs;
 }
 
-// --mode train: the training planner on every design with a token budget (issue 30).
-int run_compare_train(const CompareArgs& a) {
+// --bom, --chart and --html draw the serving comparison only: refused with `what`.
+void refuse_serving_outputs(const CompareArgs& a, const std::string& what) {
   for (const auto& [flag, given] : {std::pair<const char*, bool>{"--bom", a.bom},
                                     {"--chart", !a.chart.empty()},
                                     {"--html", !a.html.empty()}})
     if (given)
-      throw InputError(flag, "", "not available with --mode train yet; use --json or --csv");
-  const TrainRequest q = a.request.train();
-  const ModelSpec m = load_model(a.model);
-  const report::TrainComparison c = report::compare_training(m, design_specs(a), q, a.prices);
+      throw InputError(flag, "", "not available with " + what + " yet; use --json or --csv");
+}
+
+// A comparison `c` as --csv, --json or its table; exit 3 when no design has a plan.
+template <typename Comparison, typename Json, typename Text>
+int print_comparison(const CompareArgs& a, const Comparison& c, Json print_json, Text print_text) {
   const int rc = c.overall >= 0 ? 0 : kExitNoPlan;
   std::ostringstream json;
-  report::print_train_compare_json(json, c);
+  print_json(json, c);
   if (write_csv(a.csv, json.str(), "designs")) return rc;
   if (a.json)
     std::cout << json.str();
   else
-    report::print_train_compare(std::cout, c);
+    print_text(std::cout, c);
   return rc;
 }
 
+// --mode train: the training planner on every design with a token budget (issue 30).
+int run_compare_train(const CompareArgs& a) {
+  refuse_serving_outputs(a, "--mode train");
+  const TrainRequest q = a.request.train();
+  const ModelSpec m = load_model(a.model);
+  return print_comparison(a, report::compare_training(m, design_specs(a), q, a.prices),
+                          report::print_train_compare_json, report::print_train_compare);
+}
+
+// --disagg: each design's best aggregated plan and best prefill/decode split, side by side.
+int run_compare_disagg(const CompareArgs& a) {
+  refuse_serving_outputs(a, "--disagg");
+  if (a.request.mode() == "train")
+    throw InputError("--disagg", "", "compares serving, not --mode train");
+  const ModelSpec m = load_model(a.model);
+  return print_comparison(a,
+                          report::compare_disagg(m, design_specs(a), a.request.serve(), a.prices),
+                          report::print_disagg_compare_json, report::print_disagg_compare);
+}
+
 int run_compare(const CompareArgs& a) {
+  if (a.disagg) return run_compare_disagg(a);
   if (a.request.mode() == "train") return run_compare_train(a);
   if (a.bom) report::check_bom_options(a.bom_options);  // before planning
   const ModelSpec m = load_model(a.model);
@@ -121,6 +145,10 @@ void add_compare_command(CLI::App& app, Action& action) {
   sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_flag("--json", a->json, "print JSON (stable keys, docs/report.md)");
   add_csv_option(*sub, a->csv, "one row per design");
+  sub->add_flag("--disagg", a->disagg,
+                "each design served aggregated and disaggregated (best prefill/decode split) at "
+                "the same limits; a mixed cluster file is one design with its server groups as "
+                "pools");
   add_bom_flags(*sub, *a);
   add_example(*sub,
               "topoplan compare --model deepseek-r1 --topology hgx-h20-8:nodes=2 "
@@ -131,6 +159,10 @@ void add_compare_command(CLI::App& app, Action& action) {
   add_example(*sub,
               "topoplan compare --model llama-3-8b --topology hgx-h100-8:nodes=4 "
               "--topology hgx-h100-8:nodes=4:fabric=fat-tree --bom --pue 1.2");
+  add_example(*sub,
+              "topoplan compare --disagg --model deepseek-r1 --topology hgx-h200-8:nodes=12 "
+              "--topology examples/mixed-pools/h200-prefill-h20-decode.json --ttft-max 3000 "
+              "--tpot-max 50");
   add_example(*sub,
               "topoplan compare --mode train --model llama-3-8b --tokens 15T "
               "--topology hgx-h100-8:nodes=4 --topology hgx-h200-8:nodes=4 --topology "

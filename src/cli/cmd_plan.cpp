@@ -50,8 +50,9 @@ struct PlanArgs {
   std::string html;                     // --html FILE: the self-contained report page
   int threads = static_cast<int>(std::thread::hardware_concurrency());
   bool quiet = false;
-  bool disagg = false;        // --disagg: prefill and decode on separate pools (disagg.hpp)
-  std::string decode_server;  // --decode-server: the decode pool's own kind of server
+  bool disagg = false;                // --disagg: prefill and decode on separate pools (disagg.hpp)
+  std::string decode_server;          // --decode-server: the decode pool's own kind of server
+  std::string kv_transfer = "after";  // --kv-transfer after | layerwise
   std::optional<int> redundant_experts, ep_slots;  // MoeSpec::redundant_experts
   DisaggRequest pools;
   std::string emit;  // --emit ENGINE: the launch commands of the best plan (docs/launch.md)
@@ -153,13 +154,24 @@ void apply_expert_slots(const PlanArgs& a, ModelSpec& m) {
 
 int run_disagg(const PlanArgs& a, const ModelSpec& m, const PlanRequest& req,
                const Router& router) {
-  for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--html", &a.html},
-                                    {"--chart", &a.chart},
-                                    {"--render", &a.render}})
+  for (const auto& [flag, value] :
+       {std::pair<const char*, const std::string*>{"--html", &a.html}, {"--chart", &a.chart}})
     if (!value->empty()) throw InputError(flag, "", "not available with --disagg yet; use --json");
   if (req.mode != PlanMode::Serve)
     throw InputError("--disagg", "", "plans serving (--mode serve): it splits prefill and decode");
-  const DisaggOutput out = plan_disagg(m, router, req, a.pools);
+  if (a.kv_transfer != "after" && a.kv_transfer != "layerwise")
+    throw InputError("--kv-transfer", "",
+                     "expected 'after' or 'layerwise', got '" + a.kv_transfer + "'");
+  DisaggRequest pools = a.pools;
+  pools.kv_layerwise = a.kv_transfer == "layerwise";
+  const DisaggOutput out = plan_disagg(m, router, req, pools);
+  // --render: the pools coloured on the topology (--color-by is for one strategy's groups).
+  if (!a.render.empty()) {
+    if (out.best)
+      report::render_disagg(router.topology(), m, out, a.render);
+    else
+      std::cerr << "--render: no split meets the limits; no diagram written\n";
+  }
   if (!a.emit.empty()) {
     if (a.csv.given())
       write_csv(a.csv, printed([&](std::ostream& os) { report::print_disagg_json(os, out); }),
@@ -365,6 +377,10 @@ void add_plan_command(CLI::App& app, Action& action) {
                   "SGLang --ep-num-redundant-experts), so EP need not divide the experts");
   sub->add_option("--ep-slots", a->ep_slots,
                   "MoE serving: expert slots in all (experts + redundant; e.g. 288 for EP144)");
+  sub->add_option("--kv-transfer", a->kv_transfer,
+                  "--disagg: when the KV cache leaves the prefill GPUs: after (the prefill ends; "
+                  "SGLang, vLLM NIXL) or layerwise (each layer as it is computed; Mooncake)")
+      ->capture_default_str();
   sub->add_option("--decode-nodes", a->pools.decode_nodes,
                   "--disagg: servers of the decode pool (with --prefill-nodes)");
   sub->add_option("--request-rate", a->pools.request_rate,

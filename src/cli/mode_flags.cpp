@@ -33,8 +33,8 @@ const std::vector<std::string> kServeOnly = {
     "--workload", "--requests",   "--concurrency", "--fp8-block-gemm", "--cuda-graphs",
     "--nvls",     "--moe-comm",   "--kv-dtype",    "--placement",      "--max-tp-class"};
 // Read only when the servers are split into pools.
-const std::vector<std::string> kDisaggOnly = {"--prefill-nodes", "--decode-nodes",
-                                              "--request-rate"};
+const std::vector<std::string> kDisaggOnly = {"--prefill-nodes", "--decode-nodes", "--request-rate",
+                                              "--kv-transfer"};
 
 bool given(const CLI::App& cmd, const std::string& flag) {
   const CLI::Option* o = cmd.get_option_no_throw(flag);
@@ -55,7 +55,9 @@ void refuse_other_mode_flags(const CLI::App& cmd, bool train, bool disagg) {
            "--global-batch, --train-tokens, ...");
   else
     refuse(cmd, kTrainOnly, "applies to --mode train (it would be ignored in --mode serve)");
-  if (!disagg) refuse(cmd, kDisaggOnly, "sizes the pools of --disagg: use it with --disagg");
+  if (!disagg)
+    refuse(cmd, kDisaggOnly,
+           "sizes the pools of --disagg or sets its KV transfer: use it with --disagg");
 }
 
 }  // namespace topoplan::cli

@@ -130,6 +130,16 @@ KvTransfer kv_transfer(const ModelSpec& m, const CollectiveModel& comm, const Pl
   return kv;
 }
 
+}  // namespace
+
+double kv_exposed_us(double kv_us, double prefill_us, int layers, bool layerwise) {
+  if (!layerwise || layers < 1) return kv_us;
+  const double L = layers;
+  return kv_us <= prefill_us ? kv_us / L : kv_us - prefill_us + prefill_us / L;
+}
+
+namespace {
+
 // The highest prefill utilisation (at most kDisaggMaxUtilization) whose queueing wait fits in
 // `budget_us`; 0 when even an idle pool misses it.
 double max_utilization(double budget_us, double step_us, double batch) {
@@ -157,7 +167,7 @@ std::string ratio_text(const Split& sp) {
 // The best joint operating point of one split: each prefill option with the decode pool's best,
 // their KV transfer and the prefill queue within TTFT.
 std::optional<DisaggResult> best_of_split(const ModelSpec& m, const CollectiveModel& comm,
-                                          const PlanRequest& req, const Split& sp,
+                                          const PlanRequest& req, bool layerwise, const Split& sp,
                                           const std::vector<PrefillOption>& prefill,
                                           const DecodeOption& decode) {
   const int gp = sp.prefill_gpus, gd = sp.decode_gpus;
@@ -168,9 +178,11 @@ std::optional<DisaggResult> best_of_split(const ModelSpec& m, const CollectiveMo
     auto it = kv_cache.find(key);
     if (it == kv_cache.end())
       it = kv_cache.emplace(key, kv_transfer(m, comm, req, o.s, decode.s, gp)).first;
-    const KvTransfer& kv = it->second;
-    const double budget = req.ttft_max_ms > 0 ? req.ttft_max_ms * 1e3 - kv.time_ms * 1e3 - o.step_us
-                                              : std::numeric_limits<double>::infinity();
+    KvTransfer kv = it->second;
+    kv.exposed_ms = kv_exposed_us(kv.time_ms * 1e3, o.step_us, m.layers, layerwise) / 1e3;
+    const double budget = req.ttft_max_ms > 0
+                              ? req.ttft_max_ms * 1e3 - kv.exposed_ms * 1e3 - o.step_us
+                              : std::numeric_limits<double>::infinity();
     const double rho = max_utilization(budget, o.step_us, o.batch);
     if (rho <= 0) continue;
     DisaggResult r;
@@ -211,7 +223,7 @@ void fill_operating_point(DisaggResult& r, const PlanRequest& req) {
   p.tokens_per_s_per_gpu = p.tokens_per_s / p.gpus;
   d.tokens_per_s_per_gpu = d.tokens_per_s / d.gpus;
   r.queue_ms = disagg_queue_us(p.utilization, p.step_ms * 1e3, p.batch) / 1e3;
-  r.ttft_ms = r.queue_ms + p.step_ms + r.kv.time_ms;
+  r.ttft_ms = r.queue_ms + p.step_ms + r.kv.exposed_ms;
   r.tpot_ms = d.step_ms / req.tokens_per_step();
   r.goodput_tokens_per_s = d.tokens_per_s;
   r.goodput_tokens_per_s_per_gpu = d.tokens_per_s / (p.gpus + d.gpus);
@@ -383,7 +395,8 @@ DisaggOutput plan_disagg(const ModelSpec& model, const Router& router, const Pla
       decode[gd] =
           best_decode(model, decode_router, request, gd, out.strategies_evaluated, decode_search);
     if (prefill[gp].empty() || !decode[gd]) continue;
-    if (auto r = best_of_split(model, comm, request, sp, prefill[gp], *decode[gd])) {
+    if (auto r = best_of_split(model, comm, request, disagg.kv_layerwise, sp, prefill[gp],
+                               *decode[gd])) {
       fill_operating_point(*r, request);
       r->prefill.gpu = out.prefill_gpu;
       r->decode.gpu = out.decode_gpu;

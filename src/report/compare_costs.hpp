@@ -36,9 +36,10 @@ std::optional<double> finite_number(const std::string& text);
 // Dated default price per GPU-hour of `gpu_model`, nullopt when the catalog has none.
 std::optional<Sourced> default_gpu_hour_price(const std::string& gpu_model);
 
-// A design's topology, loaded, validated and checked to hold one GPU kind (serve and train).
+// A design's topology, loaded, validated and checked to hold one GPU kind (serve and train;
+// `compare --disagg` lets a mixed cluster through, one kind per server group).
 // Throws FieldError ("designs") for a bad design key, InputError for a bad topology.
-Topology load_design_topology(const DesignSpec& spec);
+Topology load_design_topology(const DesignSpec& spec, bool one_gpu_kind = true);
 
 // Power and price of a design (the same for serving and training comparisons).
 struct DesignPower {

@@ -105,7 +105,7 @@ std::string explain(const Comparison& c) {
 
 }  // namespace
 
-Topology load_design_topology(const DesignSpec& spec) {
+Topology load_design_topology(const DesignSpec& spec, bool one_gpu_kind) {
   Topology t;
   try {
     t = load_topology(spec.topology, spec.cluster);
@@ -118,7 +118,7 @@ Topology load_design_topology(const DesignSpec& spec) {
   if (!problems.empty())
     throw InputError(spec.topology, problems.front().location, problems.front().message);
   if (t.gpus().empty()) throw InputError(spec.topology, "", "the design has no GPUs");
-  t.uniform_gpu_spec("a compare design");  // refuses mixed GPUs before planning
+  if (one_gpu_kind) t.uniform_gpu_spec("a compare design");  // mixed GPUs refused before planning
   return t;
 }
 

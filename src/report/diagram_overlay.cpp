@@ -133,23 +133,6 @@ std::vector<int> first_group(const PlanView& v, const std::string& kind) {
   return m;
 }
 
-// The narrowest link on the paths between consecutive members (all pairs for EP's all-to-all).
-int bottleneck_link(const Router& router, const std::vector<int>& members, bool all_pairs) {
-  int best = -1;
-  double best_bw = 0;
-  auto scan = [&](int a, int b) {
-    for (DirLink h : router.path(a, b).hops) {
-      const double bw = router.topology().bw_GBps(h);
-      if (best < 0 || bw < best_bw) best = link_of(h), best_bw = bw;
-    }
-  };
-  const std::size_t n = members.size();
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = all_pairs ? 0 : i + 1; j < (all_pairs ? n : std::min(i + 2, n)); ++j)
-      if (members[i] != members[j % n]) scan(members[i], members[j % n]);
-  return best;
-}
-
 // The decode-step time term of each group kind (plan JSON breakdown keys, docs/planner.md).
 const char* term_of(const std::string& kind) {
   if (kind == "tp") return "tp_allreduce_us";
@@ -204,6 +187,22 @@ std::string caption_of(const JsonReader& doc, const JsonReader& plan, const Plan
 }
 
 }  // namespace
+
+int bottleneck_link(const Router& router, const std::vector<int>& members, bool all_pairs) {
+  int best = -1;
+  double best_bw = 0;
+  auto scan = [&](int a, int b) {
+    for (DirLink h : router.path(a, b).hops) {
+      const double bw = router.topology().bw_GBps(h);
+      if (best < 0 || bw < best_bw) best = link_of(h), best_bw = bw;
+    }
+  };
+  const std::size_t n = members.size();
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = all_pairs ? 0 : i + 1; j < (all_pairs ? n : std::min(i + 2, n)); ++j)
+      if (members[i] != members[j % n]) scan(members[i], members[j % n]);
+  return best;
+}
 
 ColorBy parse_color_by(const std::string& text) {
   if (text == "tp") return ColorBy::Tp;

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "report/diagram.hpp"
+#include "topoplan/disagg.hpp"
 #include "topoplan/plan.hpp"
+#include "topoplan/route.hpp"
 
 namespace topoplan::report {
 
@@ -20,6 +23,16 @@ Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,
 Overlay overlay_from_plan_file(const Topology& t, const std::string& path, ColorBy by);
 // The overlay of a PlanOutput: its own --json read back (one path for both uses).
 Overlay overlay_from_plan(const Topology& t, const PlanOutput& out, ColorBy by);
+// The narrowest link on the paths between consecutive `members` (device indices; all pairs for
+// an all-to-all): the link an overlay highlights for a group. -1 when they share no link.
+int bottleneck_link(const Router& router, const std::vector<int>& members, bool all_pairs);
+
+// `plan --disagg --render FILE`: the prefill and decode pools of the best split coloured, each
+// GPU tagged with its pool and replica, the first KV stream's narrowest link highlighted.
+Overlay overlay_from_disagg(const Topology& t, const ModelSpec& m, const DisaggOutput& out);
+void render_disagg(const Topology& t, const ModelSpec& m, const DisaggOutput& out,
+                   const std::string& path);
+
 // `plan --render FILE`: the plan's own JSON read back through overlay_from_plan_json, drawn on
 // `t` (format from FILE's extension).
 void render_plan(const Topology& t, const PlanOutput& out, ColorBy by, const std::string& path);

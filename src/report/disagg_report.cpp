@@ -38,11 +38,14 @@ ordered_json kv_json(const KvTransfer& k) {
           {"streams", k.streams},
           {"path", std::string(to_string(k.path))},
           {"time_ms", k.time_ms},
+          {"exposed_ms", k.exposed_ms},
           {"GBps", k.GBps},
           {"capacity_requests_per_s", k.capacity_requests_per_s}};
 }
 
-ordered_json result_json(const DisaggResult& r) {
+}  // namespace
+
+ordered_json disagg_result_json(const DisaggResult& r) {
   return {{"ratio", r.ratio},
           {"prefill", pool_json(r.prefill)},
           {"decode", pool_json(r.decode)},
@@ -55,6 +58,8 @@ ordered_json result_json(const DisaggResult& r) {
           {"goodput_tokens_per_s", r.goodput_tokens_per_s},
           {"goodput_tokens_per_s_per_gpu", r.goodput_tokens_per_s_per_gpu}};
 }
+
+namespace {
 
 ordered_json aggregated_json(const std::optional<PlanResult>& p) {
   if (!p) return nullptr;
@@ -105,7 +110,8 @@ void print_kv(std::ostream& os, const DisaggResult& r, double prompt) {
      << to_string(k.path) << "), " << fmt("%.2f", k.time_ms) << " ms at " << fmt("%.1f", k.GBps)
      << " GB/s; capacity " << count_text(k.capacity_requests_per_s) << " req/s\n";
   os << "TTFT " << fmt("%.1f", r.ttft_ms) << " ms = queue " << fmt("%.1f", r.queue_ms)
-     << " + prefill " << fmt("%.1f", r.prefill.step_ms) << " + KV " << fmt("%.2f", r.kv.time_ms)
+     << " + prefill " << fmt("%.1f", r.prefill.step_ms) << " + KV " << fmt("%.2f", r.kv.exposed_ms)
+     << (r.kv.exposed_ms < r.kv.time_ms ? " (the rest overlaps the prefill, layer by layer)" : "")
      << "; TPOT " << fmt("%.2f", r.tpot_ms) << " ms\n";
 }
 
@@ -157,7 +163,7 @@ void print_disagg_json(std::ostream& os, const DisaggOutput& out) {
                  {"message", out.status_message.empty() ? ordered_json(nullptr)
                                                         : ordered_json(out.status_message)},
                  {"strategies_evaluated", out.strategies_evaluated},
-                 {"disagg", out.best ? result_json(*out.best) : ordered_json(nullptr)},
+                 {"disagg", out.best ? disagg_result_json(*out.best) : ordered_json(nullptr)},
                  {"aggregated", aggregated_json(out.aggregated)},
                  {"sizing", sizing_json(out.sizing)},
                  {"verdict", out.verdict},

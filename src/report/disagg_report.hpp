@@ -4,6 +4,7 @@
 // the keys docs/planner.md lists ("disagg.prefill", "disagg.decode", "disagg.kv_transfer", ...).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "topoplan/disagg.hpp"
@@ -11,6 +12,8 @@
 namespace topoplan::report {
 
 void print_disagg(std::ostream& os, const DisaggOutput& out);
+// The `disagg` object of print_disagg_json (also each design's in `compare --disagg --json`).
+nlohmann::ordered_json disagg_result_json(const DisaggResult& r);
 void print_disagg_json(std::ostream& os, const DisaggOutput& out);
 
 }  // namespace topoplan::report

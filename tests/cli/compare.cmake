@@ -68,3 +68,17 @@ topoplan_cli_test(compare_train_no_bom
                   ARGS compare --mode train --tokens 1T --bom --topology hgx-h100-8
                        --topology hgx-h200-8
                   EXIT 2 EXPECT_STDERR "--bom: not available with --mode train yet")
+# Issue 27: aggregated vs disaggregated rows per design; a mixed cluster file is one design.
+topoplan_cli_test(compare_disagg_json
+                  ARGS compare --disagg --model llama-3-8b --topology hgx-h100-8:nodes=2:price=2
+                       --topology ${PROJECT_SOURCE_DIR}/examples/mixed-pools/h200-prefill-h20-decode.json:name=mixed
+                       --gpu-hour-price 3 --tpot-max 50 --ttft-max 3000 --json
+                  EXPECT_STDOUT "\"disagg\": true.*\"name\": \"hgx-h100-8 x2\".*\"rows\": ..*\"mode\": \"aggregated\".*\"mode\": \"disaggregated\",\n *\"gpus\": 16,\n *\"split\": \"1P:1D\".*\"name\": \"mixed\".*\"prefill_gpu\": \"H200-SXM\",\n *\"decode_gpu\": \"H20\".*\"usd_per_hour\": 288.0,.*\"criterion\": \"usd_per_mtok\",\n *\"overall\": {")
+topoplan_cli_test(compare_disagg_table
+                  ARGS compare --disagg --model llama-3-8b --topology hgx-h100-8:nodes=2
+                       --topology ${PROJECT_SOURCE_DIR}/examples/mixed-pools/h200-prefill-h20-decode.json:name=mixed
+                       --tpot-max 50
+                  EXPECT_STDOUT "mixed +aggregated +- .*mixed GPUs: one kind per engine.*disaggregated +96 +4P:8D.*mixed: 32 x H200-SXM \\+ 64 x H20 on 12 server")
+topoplan_cli_test(compare_disagg_no_chart
+                  ARGS compare --disagg --chart c.png --topology hgx-h100-8 --topology hgx-h200-8
+                  EXIT 2 EXPECT_STDERR "--chart: not available with --disagg yet")

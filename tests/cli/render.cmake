@@ -31,3 +31,10 @@ add_test(NAME cli_topo_render_plan_roundtrip
 --nodes 2 --plan roundtrip_plan.json --color-by pp -o roundtrip.svg >/dev/null && \
 grep -q 'r1, tp8 pp2 dp1 ep8' roundtrip.svg && grep -q 'PP bottleneck: ib&#45;ndr400' roundtrip.svg"
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# plan --disagg --render: the pools coloured, the KV stream's link highlighted (issue 27).
+add_test(NAME cli_plan_disagg_render
+         COMMAND sh -c "$<TARGET_FILE:topoplan_cli> plan --disagg --model deepseek-r1 \
+--topology hgx-h800-8 --nodes 4 --tpot-max 50 --render disagg_pools.svg >/dev/null && \
+grep -q 'disaggregated: deepseek&#45;r1, 2P:2D' disagg_pools.svg && \
+grep -q 'prefill pool: 16 x H800&#45;SXM' disagg_pools.svg && grep -q 'KV transfer: ib&#45;ndr400' disagg_pools.svg"
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})

@@ -48,6 +48,23 @@ TEST_CASE("disagg_queue_us: M/D/1 at batch 1, batch residual beyond") {
   CHECK(disagg_queue_us(0.8, 100, 2) > disagg_queue_us(0.7, 100, 2));  // grows with load
 }
 
+TEST_CASE("kv_exposed_us: after the prefill all of it, layer by layer the pipeline's tail") {
+  CHECK(kv_exposed_us(30, 100, 10, false) == 30);  // after: the whole transfer adds to TTFT
+  // Layer-wise, the link keeps up (30 <= 100): only the last layer's share, 30/10, is left.
+  CHECK(kv_exposed_us(30, 100, 10, true) == doctest::Approx(3));
+  // The link is the slow stage (300 > 100): it sends back to back from the first layer's end
+  // (100/10) for 300, ending 10 + 300 = 310, 210 after the prefill: 300 − 100 + 100/10.
+  CHECK(kv_exposed_us(300, 100, 10, true) == doctest::Approx(210));
+  // Continuous at kv = prefill, never more than after, never less than either bound.
+  CHECK(kv_exposed_us(100, 100, 10, true) == doctest::Approx(10));
+  for (double kv : {1.0, 50.0, 99.0, 101.0, 500.0}) {
+    const double e = kv_exposed_us(kv, 100, 61, true);
+    CHECK(e <= kv + 1e-12);
+    CHECK(e >= std::max(kv / 61, kv - 100) - 1e-12);
+  }
+  CHECK(kv_exposed_us(30, 100, 0, true) == 30);  // no layers: nothing to pipeline
+}
+
 TEST_CASE("plan_disagg: two servers, identities of the P:D balance and the KV transfer") {
   Machine h100("hgx-h100-8", 2);
   const ModelSpec m = load_model("llama-3-8b");
@@ -85,10 +102,36 @@ TEST_CASE("plan_disagg: two servers, identities of the P:D balance and the KV tr
   // The limits hold, TTFT being queue + prefill + KV.
   CHECK(r.ttft_ms <= q.ttft_max_ms + 1e-6);
   CHECK(r.ttft_ms == doctest::Approx(r.queue_ms + r.prefill.step_ms + r.kv.time_ms));
+  CHECK(r.kv.exposed_ms == r.kv.time_ms);  // the transfer starts when the prefill ends
   CHECK(r.tpot_ms <= q.tpot_max_ms + 1e-9);
   // The aggregated plan on the same 16 GPUs is priced and compared.
   REQUIRE(out.aggregated);
   CHECK(out.verdict.find("wins by") != std::string::npos);
+}
+
+TEST_CASE("plan_disagg: layer-wise KV transfer hides all but the pipeline's tail of it") {
+  Machine h100("hgx-h100-8", 2);
+  const ModelSpec m = load_model("llama-3-8b");
+  PlanRequest q;
+  q.prompt = 7000;
+  q.output = 256;
+  q.tpot_max_ms = 20;
+  DisaggRequest after{1, 1}, layerwise{1, 1};
+  layerwise.kv_layerwise = true;
+  const DisaggOutput a = plan_disagg(m, *h100.router, q, after);
+  const DisaggOutput l = plan_disagg(m, *h100.router, q, layerwise);
+  REQUIRE(a.best);
+  REQUIRE(l.best);
+  const KvTransfer& k = l.best->kv;
+  CHECK(k.exposed_ms ==
+        doctest::Approx(
+            kv_exposed_us(k.time_ms * 1e3, l.best->prefill.step_ms * 1e3, m.layers, true) / 1e3));
+  CHECK(k.exposed_ms < k.time_ms);
+  CHECK(l.best->ttft_ms ==
+        doctest::Approx(l.best->queue_ms + l.best->prefill.step_ms + k.exposed_ms));
+  // Without a TTFT limit the operating point is the same; only TTFT loses the hidden part.
+  CHECK(l.best->requests_per_s == doctest::Approx(a.best->requests_per_s));
+  CHECK(a.best->ttft_ms - l.best->ttft_ms == doctest::Approx(a.best->kv.time_ms - k.exposed_ms));
 }
 
 TEST_CASE("plan_disagg: a tighter TTFT never raises the prefill pool's capacity") {
