@@ -88,6 +88,11 @@ struct PlanRequest {
   bool nvls = false;
   // MoE dispatch/combine under attention DP with ep = tp (MoeComm above); DeepEP by default.
   MoeComm moe_comm = MoeComm::DeepEP;
+  // Two-batch overlap of MoE layers (SGLang --enable-two-batch-overlap; DeepSeek's dual
+  // micro-batch overlap, "DeepSeek-V3/R1 Inference System Overview"): a step runs as two halves
+  // of its batch, each half's MoE communication hidden behind the other half's compute
+  // (docs/planner.md, "Two-batch overlap"). Off by default (SGLang's default).
+  bool two_batch_overlap = false;
   // Serve only: `burst` adds the burst schedule of `requests` requests (>= 1) on the best plan.
   // `closed` adds the closed loop of `concurrency` requests in flight (whole, 1 to kMaxCount;
   // all replicas) on the best plan; the plans are evaluated at that batch, so `batch` must equal
@@ -148,6 +153,9 @@ struct TimeBreakdown {
   // spends in stages 2..pp, which run the same kernels as stage 1. Successive requests overlap
   // it (serve throughput subtracts it); a single prompt's TTFT pays it.
   double pipeline_fill_us = 0;
+  // Not a term either: communication hidden behind the other micro-batch's compute under
+  // two-batch overlap (PlanRequest::two_batch_overlap); the comm terms above are what is left.
+  double comm_hidden_us = 0;
   // Serve TTFT only: waiting for the prefills queued ahead and the step in progress, implied by
   // the plan's own throughput (serve_queue_us, docs/planner.md "TTFT").
   double queue_us = 0;
@@ -155,6 +163,19 @@ struct TimeBreakdown {
   TimeBreakdown& operator+=(const TimeBreakdown& o);
   TimeBreakdown scaled(double f) const;
 };
+// One layer under two-batch overlap. The batch runs as two halves: the compute stream runs the
+// halves' kernels (`compute_us`, both halves), the communication stream their dispatch and
+// combine (`comm_us`, both halves), each half's communication after its own compute and before
+// its next layer's. In steady state a layer takes max(compute, comm); while they overlap, the
+// communication kernels hold `comm_sm_share` of the SMs, so the compute they overlap runs that
+// much slower: time = max(compute + share × min(compute, comm), comm). What communication
+// adds is time − compute (exposed), the rest of it is hidden. Once per step the first half's
+// shorter stage cannot overlap anything: ramp = min(compute, comm) / 2.
+struct TboLayer {
+  double time_us = 0, exposed_comm_us = 0, hidden_comm_us = 0, ramp_us = 0;
+};
+TboLayer tbo_layer(double compute_us, double comm_us, double comm_sm_share);
+
 // Mean prefill queueing of a request arriving at a non-disaggregated serving replica. Over a
 // cycle of `cycle_us` the replica admits and finishes `batch` requests, spending `prompts_us` of
 // it prefilling their prompts; arrivals are Poisson at λ = batch / cycle_us, each needs

@@ -37,7 +37,7 @@ struct PlanArgs {
   std::string model = "deepseek-r1";
   TopologyOptions topo{.topology = "hgx-h20-8", .cluster = {}};
   std::string mode = "serve", workload = "steady", fp8_block_gemm = "auto", placement = "tp-pp-dp",
-              max_tp_class, cuda_graphs = "on", nvls, moe_comm, engine;
+              max_tp_class, cuda_graphs = "on", nvls, moe_comm, engine, two_batch_overlap = "off";
   std::optional<int> tp, pp, dp, ep;
   std::optional<bool> attention_dp;
   PlanRequest req;
@@ -124,6 +124,10 @@ PlanRequest finish_request(PlanArgs& a) {
   if (a.cuda_graphs != "on" && a.cuda_graphs != "off")
     throw InputError("--cuda-graphs", "", "expected 'on' or 'off', got '" + a.cuda_graphs + "'");
   a.req.cuda_graphs = a.cuda_graphs == "on";
+  if (a.two_batch_overlap != "on" && a.two_batch_overlap != "off")
+    throw InputError("--two-batch-overlap", "",
+                     "expected 'on' or 'off', got '" + a.two_batch_overlap + "'");
+  a.req.two_batch_overlap = a.two_batch_overlap == "on";
   const EngineDefaults d = serving_engine(a.engine);
   const std::string nvls = a.nvls.empty() ? d.nvls : a.nvls;
   if (nvls != "on" && nvls != "off")
@@ -296,6 +300,11 @@ void add_workload_flags(CLI::App& sub, PlanArgs& a, bool with_train = false) {
       ->capture_default_str();
   sub.add_option("--cuda-graphs", a.cuda_graphs,
                  "on: decode replays CUDA graphs; off: eager launches (prefill is always eager)")
+      ->capture_default_str();
+  sub.add_option("--two-batch-overlap", a.two_batch_overlap,
+                 "MoE serving: on runs each step as two half batches, one's dispatch/combine "
+                 "hidden behind the other's compute (SGLang --enable-two-batch-overlap, "
+                 "DeepSeek's dual micro-batch); off (SGLang's default)")
       ->capture_default_str();
   sub.add_option("--nvls", a.nvls,
                  "NCCL NVLink SHARP for the plan's collectives: off (SGLang's default, "

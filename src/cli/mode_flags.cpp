@@ -28,10 +28,13 @@ const std::vector<std::string> kTrainOnly = {"--seq",
 // Read only by the serving planner (PlanRequest, PrecisionOptions::kv_dtype, the placement
 // search). --disagg, --redundant-experts, --html ... have their own messages in cmd_plan.cpp.
 const std::vector<std::string> kServeOnly = {
-    "--batch",    "--prompt",     "--output",      "--context",        "--tpot-max",
-    "--ttft-max", "--mtp-accept", "--mtp-draft",   "--mem-util",       "--prefill-chunk",
-    "--workload", "--requests",   "--concurrency", "--fp8-block-gemm", "--cuda-graphs",
-    "--nvls",     "--moe-comm",   "--kv-dtype",    "--placement",      "--max-tp-class"};
+    "--batch",         "--prompt",         "--output",
+    "--context",       "--tpot-max",       "--ttft-max",
+    "--mtp-accept",    "--mtp-draft",      "--mem-util",
+    "--prefill-chunk", "--workload",       "--requests",
+    "--concurrency",   "--fp8-block-gemm", "--cuda-graphs",
+    "--nvls",          "--moe-comm",       "--kv-dtype",
+    "--placement",     "--max-tp-class",   "--two-batch-overlap"};
 // Read only when the servers are split into pools.
 const std::vector<std::string> kDisaggOnly = {"--prefill-nodes", "--decode-nodes", "--request-rate",
                                               "--kv-transfer"};

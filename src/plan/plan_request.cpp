@@ -166,6 +166,16 @@ void PlanRequest::validate(const ModelSpec& m) const {
   validate_sequence(*this, m);
 }
 
+TboLayer tbo_layer(double compute_us, double comm_us, double comm_sm_share) {
+  TboLayer t;
+  const double overlap = std::min(compute_us, comm_us);
+  t.time_us = std::max(compute_us + comm_sm_share * overlap, comm_us);
+  t.exposed_comm_us = t.time_us - compute_us;
+  t.hidden_comm_us = comm_us - t.exposed_comm_us;
+  t.ramp_us = overlap / 2;
+  return t;
+}
+
 double TimeBreakdown::total_us() const {
   return weights_us + kv_us + activations_us + compute_us + floors_us + launch_overhead_us +
          tp_allreduce_us + dp_gather_us + ep_alltoall_us + pp_sendrecv_us + bubble_us + queue_us;
@@ -184,6 +194,7 @@ TimeBreakdown& TimeBreakdown::operator+=(const TimeBreakdown& o) {
   pp_sendrecv_us += o.pp_sendrecv_us;
   bubble_us += o.bubble_us;
   pipeline_fill_us += o.pipeline_fill_us;
+  comm_hidden_us += o.comm_hidden_us;
   queue_us += o.queue_us;
   return *this;
 }
@@ -202,6 +213,7 @@ TimeBreakdown TimeBreakdown::scaled(double f) const {
   r.pp_sendrecv_us = pp_sendrecv_us * f;
   r.bubble_us = bubble_us * f;
   r.pipeline_fill_us = pipeline_fill_us * f;
+  r.comm_hidden_us = comm_hidden_us * f;
   r.queue_us = queue_us * f;
   return r;
 }

@@ -95,6 +95,11 @@ struct Planner::Impl {
   double collective_code_us(int code, const Strategy& s, PlacementOrder order, double bytes) const;
   // MoE dispatch or combine of DeepEP's normal (prefill) kernels; bytes = tokens × one copy.
   double ep_normal_alltoall_us(const Strategy& s, PlacementOrder order, double bytes) const;
+  // One MoE layer of `w` under two-batch overlap (PlanRequest::two_batch_overlap): kernels of
+  // two halves, the communication the other half's compute does not cover; hidden part in
+  // comm_hidden_us. `ramp_us` gets the part no overlap can hide once per step (tbo_layer_us).
+  TimeBreakdown moe_layer_tbo(const Strategy& s, PlacementOrder order, const Workload& w,
+                              double& ramp_us) const;
   // One micro-batch through the slowest pipeline stage (kernels + per-layer communication).
   TimeBreakdown stage_time(const Strategy& s, PlacementOrder order, const Workload& w,
                            bool draft) const;

@@ -339,13 +339,47 @@ double Planner::Impl::pp_send_us(const Strategy& s, PlacementOrder order, double
                        tokens * layer_comm(model, LayerType::Dense).pp_bytes_per_token);
 }
 
+// DeepEP's normal (prefill) kernels copy on SMs: 20 of the H800's 132 (DeepEP Buffer.num_sms
+// default; DeepSeek-V3 §3.2.2); its low-latency (decode) kernels receive by RDMA hooks that hold
+// no SM while compute runs (DeepEP README, "low-latency kernels ... without occupying SMs").
+TimeBreakdown Planner::Impl::moe_layer_tbo(const Strategy& s, PlacementOrder order,
+                                           const Workload& w, double& ramp_us) const {
+  Workload half = w;
+  if (w.batch >= 2)
+    half.batch = w.batch / 2;
+  else
+    half.new_tokens = w.new_tokens / 2;  // one prompt: its tokens split (SGLang's split index)
+  TimeBreakdown k = kernels(kMoe, s, half).scaled(2);
+  const TimeBreakdown c =
+      layer_comm_time(LayerType::Moe, s, order, half.tokens(), w.phase).scaled(2);
+  const double comm_us = c.tp_allreduce_us + c.dp_gather_us + c.ep_alltoall_us;
+  const double sms = gpu.sm_count > 0 ? gpu.sm_count : 132;
+  const double share = w.phase == Phase::Prefill ? std::min(1.0, 20 / sms) : 0.0;
+  const TboLayer t = tbo_layer(k.total_us(), comm_us, share);
+  const double f = comm_us > 0 ? t.exposed_comm_us / comm_us : 0;
+  k.tp_allreduce_us = c.tp_allreduce_us * f;
+  k.dp_gather_us = c.dp_gather_us * f;
+  k.ep_alltoall_us = c.ep_alltoall_us * f;
+  k.comm_hidden_us = t.hidden_comm_us;
+  ramp_us = t.ramp_us;
+  return k;
+}
+
 TimeBreakdown Planner::Impl::stage_time(const Strategy& s, PlacementOrder order, const Workload& w,
                                         bool draft) const {
   TimeBreakdown dense = kernels(kDense, s, w), moe;
   dense += layer_comm_time(LayerType::Dense, s, order, w.tokens(), w.phase);
+  // Two-batch overlap needs two halves (a batch of 2+, or a prompt of 2+ tokens) and MoE
+  // communication to hide.
+  double ramp_us = 0;
+  const bool tbo = req.two_batch_overlap && model.is_moe() && s.ep > 1 && w.tokens() >= 2;
   if (model.is_moe()) {
-    moe = kernels(kMoe, s, w);
-    moe += layer_comm_time(LayerType::Moe, s, order, w.tokens(), w.phase);
+    if (tbo) {
+      moe = moe_layer_tbo(s, order, w, ramp_us);
+    } else {
+      moe = kernels(kMoe, s, w);
+      moe += layer_comm_time(LayerType::Moe, s, order, w.tokens(), w.phase);
+    }
   }
   TimeBreakdown worst;
   double worst_us = -1;
@@ -356,6 +390,10 @@ TimeBreakdown Planner::Impl::stage_time(const Strategy& s, PlacementOrder order,
       n_moe += layer_type(model, i) == LayerType::Moe ? 1 : 0;
     TimeBreakdown t = dense.scaled(sl.count - n_moe);
     t += moe.scaled(n_moe);
+    if (n_moe > 0) {  // the overlap's start, once per stage
+      t.ep_alltoall_us += ramp_us;
+      t.comm_hidden_us = std::max(0.0, t.comm_hidden_us - ramp_us);
+    }
     if (stage == 0) t += kernels(kHeadFirst, s, w);
     if (stage == s.pp - 1) {
       t += kernels(kHeadLast, s, w);

@@ -42,6 +42,9 @@ ordered_json breakdown_json(const TimeBreakdown& b) {
   ordered_json j;
   for (const auto& [name, us] : terms(b)) j[name + "_us"] = us;
   j["total_us"] = b.total_us();
+  // Under two-batch overlap only (not a term: hidden behind compute), so other plans' documents
+  // keep their keys.
+  if (b.comm_hidden_us > 0) j["comm_hidden_us"] = b.comm_hidden_us;
   return j;
 }
 
