@@ -23,6 +23,9 @@ struct ProbeResult {
   std::vector<ProbeHostLink> host_links;
   // nccl-tests text of each NCCL run ("<source>#/nccl/runs/<i>/log", text); empty on one GPU.
   std::vector<std::pair<std::string, std::string>> nccl_logs;
+  // The NCCL environment the runs had (nccl.NCCL_NVLS_ENABLE, nccl.NCCL_ALGO; "" when unset):
+  // validate and calibrate model the runs as they ran.
+  std::string nccl_nvls_enable, nccl_algo;
 };
 
 // Parses a probe result (the C++ probe's or the Python probes' {"meta", "points"} files). Throws

@@ -202,6 +202,26 @@ SendRecvPattern parse_pattern(const CollectiveArgs& a, CollOp op) {
   throw InputError("--pattern", "", "expected ring or pair, got '" + a.pattern + "'");
 }
 
+// Sizes as nccl-tests runs them: whole elements, and for the ops that give every rank an equal
+// part (all-gather, reduce-scatter, all-to-all, gather, scatter, hypercube) whole elements per
+// rank, rounded down (nccl-tests' count = bytes / type size [/ ranks]; its size column is that
+// count's bytes). A size below one element (per rank) is refused alone, dropped from a sweep.
+std::vector<double> whole_elements(const std::vector<double>& sizes, CollOp op, double element,
+                                   int ranks, const char* flag) {
+  const bool per_rank = op == CollOp::AllGather || op == CollOp::ReduceScatter ||
+                        op == CollOp::AllToAll || op == CollOp::Gather || op == CollOp::Scatter ||
+                        op == CollOp::Hypercube;
+  const double unit = element * (per_rank ? ranks : 1);
+  std::vector<double> out;
+  for (double s : sizes)
+    if (const double whole = std::floor(s / unit) * unit; whole > 0) out.push_back(whole);
+  if (out.empty())
+    throw InputError(flag, "",
+                     "below one " + std::string(per_rank ? "element per rank (" : "element (") +
+                         std::to_string(static_cast<long long>(unit)) + " B): nothing to send");
+  return out;
+}
+
 int run(const CollectiveArgs& a) {
   const CollOp op = parse_coll_op(a.op);
   CollectiveOptions o;
@@ -216,10 +236,12 @@ int run(const CollectiveArgs& a) {
   o.send_recv = parse_pattern(a, op);
   const Dtype dtype = parse_dtype(a.dtype);
   o.element_bytes = element_bytes(dtype);
-  const std::vector<double> sizes = parse_sizes(a);
+  std::vector<double> sizes = parse_sizes(a);
   const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
   const Topology& t = setup.topology;
   const std::vector<std::vector<int>> groups = pick_groups(t, a, o, op);
+  sizes = whole_elements(sizes, op, o.element_bytes, static_cast<int>(groups.front().size()),
+                         a.size.empty() ? "--sweep" : "--size");
   const CollectiveModel& model = setup.model();
   // Every group at once (they load shared links together); the table shows the slowest.
   const auto price = [&](double size, const CollectiveOptions& with) {

@@ -1,6 +1,7 @@
 // `topoplan validate` and `topoplan calibrate`: measurements in (nccl-tests logs; topoplan-probe
 // results through --probe, cmd_validate_probe.cpp), model comparison and fitted constants out
 // (docs/calibration.md, docs/probe.md).
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -62,11 +63,29 @@ std::vector<NcclTestsLog> read_logs(const ValidateArgs& a) {
   return logs;
 }
 
+// The runs' NCCL settings: the flags, else what a probe recorded of its environment (issue 28: a
+// probe run with NCCL_NVLS_ENABLE=0 fitted NVLS's efficiency from ring rows).
 CollectiveOptions options_of(const ValidateArgs& a) {
   CollectiveOptions o;
-  o.algorithm = parse_algorithm(a.algo);
+  std::string algo = a.algo;
+  bool no_nvls = a.no_nvls;
+  for (const std::string& path : a.probe.files) {
+    const ProbeResult p = parse_probe_file(read_text_file(path), path);
+    if (p.nccl_logs.empty()) continue;
+    if (!no_nvls && p.nccl_nvls_enable == "0") {
+      no_nvls = true;
+      std::cerr << "topoplan: " << path << ": the runs had NCCL_NVLS_ENABLE=0: NVLS left out\n";
+    }
+    if (algo == "auto" && !p.nccl_algo.empty()) {
+      algo = p.nccl_algo;
+      for (char& c : algo) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::cerr << "topoplan: " << path << ": the runs had NCCL_ALGO=" << p.nccl_algo
+                << ": priced as --algo " << algo << "\n";
+    }
+  }
+  o.algorithm = parse_algorithm(algo);
   o.protocol = parse_protocol(a.proto);
-  o.allow_nvls = !a.no_nvls;
+  o.allow_nvls = !no_nvls;
   return o;
 }
 

@@ -15,12 +15,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rc = app.exit(e);  // prints help or the parse error
-    if (rc != 0) {
-      std::string hint = topoplan::cli::suggest(app, argc, argv);
-      if (!hint.empty()) std::cerr << hint << "\n";
-    }
-    return rc == 0 ? 0 : 2;
+    // --help and --version print and succeed; an error says what and the closest name first.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    std::cerr << topoplan::cli::parse_error_text(e, app, argc, argv)
+              << "\nRun with --help for more information.\n";
+    return 2;
   }
   try {
     const int rc = action ? action() : 0;

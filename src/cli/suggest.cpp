@@ -1,6 +1,7 @@
 #include "cli/suggest.hpp"
 
 #include <algorithm>
+#include <sstream>
 #include <vector>
 
 namespace topoplan::cli {
@@ -75,6 +76,22 @@ std::string suggest(const CLI::App& app, int argc, const char* const* argv) {
     }
   }
   return "";
+}
+
+std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, int argc,
+                             const char* const* argv) {
+  std::string what = e.what();
+  const std::string extras = "The following arguments were not expected: ";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && what.rfind(extras, 0) == 0) {
+    std::istringstream words(what.substr(extras.size()));
+    std::vector<std::string> args;
+    for (std::string w; words >> w;) args.push_back(w);
+    std::reverse(args.begin(), args.end());
+    what = extras;
+    for (std::size_t i = 0; i < args.size(); ++i) what += (i ? " " : "") + args[i];
+  }
+  const std::string hint = suggest(app, argc, argv);
+  return hint.empty() ? what : what + " (" + hint + ")";
 }
 
 }  // namespace topoplan::cli

@@ -72,6 +72,9 @@ ProbeResult parse_probe_file(const std::string& json_text, const std::string& so
   r.nccl_version = text_or(j, "nccl_version");
   r.host_links = host_links_of(j, source);
   r.nccl_logs = nccl_logs_of(j, source);
+  const auto& nccl = member_or_null(j, "nccl");
+  r.nccl_nvls_enable = text_or(nccl, "NCCL_NVLS_ENABLE");
+  r.nccl_algo = text_or(nccl, "NCCL_ALGO");
   return r;
 }
 

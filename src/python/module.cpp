@@ -178,10 +178,8 @@ py::dict run(const std::vector<std::string>& command, const std::vector<std::str
         rc = 0;
       } catch (const CLI::ParseError& e) {
         kind = "input";
-        message = std::string(e.what());
-        const std::string hint =
-            topoplan::cli::suggest(*app, static_cast<int>(args.size()), args.data());
-        if (!hint.empty()) message += " (" + hint + ")";
+        message =
+            topoplan::cli::parse_error_text(e, *app, static_cast<int>(args.size()), args.data());
         rc = 2;
       } catch (const topoplan::FieldError& e) {
         kind = "input";

@@ -2,6 +2,9 @@
 // the sources of the power and price figures, and why the overall winner wins; or JSON.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+
 #include "report/bom_json.hpp"
 #include "report/compare.hpp"
 #include "report/compare_fronts_report.hpp"
@@ -44,6 +47,21 @@ std::string brief(const std::string& source) {
 
 }  // namespace
 
+namespace {
+
+// Design i equals column k's winner (to a part in a million, as `explain` calls a tie): a tie is
+// marked on every design that has it, not on the first (issue 28).
+bool ties_winner(const Comparison& c, std::size_t k, std::size_t i) {
+  const int w = c.winner[k];
+  if (w < 0 || !c.designs[i].best) return false;
+  if (w == static_cast<int>(i)) return true;
+  const std::string& key = compare_columns()[k].key;
+  const auto a = column_value(c.designs[i], key), b = column_value(c.designs[w], key);
+  return a && b && std::fabs(*a - *b) <= 1e-6 * std::max(std::fabs(*a), std::fabs(*b));
+}
+
+}  // namespace
+
 void print_compare(std::ostream& os, const Comparison& c) {
   const PlanRequest& r = c.request;
   os << "topoplan compare: " << c.model << ", mode " << to_string(r.mode) << ", prompt "
@@ -60,12 +78,13 @@ void print_compare(std::ostream& os, const Comparison& c) {
     for (std::size_t k = 0; k < compare_columns().size(); ++k) {
       const CompareColumn& col = compare_columns()[k];
       const auto v = column_value(d, col.key);
-      row.push_back(v ? cell(col.key, *v) + (c.winner[k] == static_cast<int>(i) ? " *" : "") : "-");
+      row.push_back(v ? cell(col.key, *v) + (ties_winner(c, k, i) ? " *" : "") : "-");
     }
     t.add_row(row);
   }
   t.print(os);
-  os << "* best in its column; tokens are output tokens; power = GPUs x TDP + servers x "
+  os << "* best in its column (every design that ties it); tokens are output tokens; power = GPUs "
+        "x TDP + servers x "
         "overhead\n\n";
   for (const DesignResult& d : c.designs) {
     os << d.spec.name << ": " << d.gpus << " x " << d.gpu_model << " on " << d.servers

@@ -44,14 +44,25 @@ void print_gpu_list(std::ostream& os, const Catalog& catalog, bool json) {
            "fp4 TF", "NVLink GB/s"},
           {Align::Left, Align::Left, Align::Right, Align::Right, Align::Right, Align::Right,
            Align::Right, Align::Right, Align::Right, Align::Right});
+  // sm_version is a CUDA compute capability on NVIDIA parts only; elsewhere it picks the NCCL
+  // tuning rows that stand in for RCCL/HCCL (gpus.json says so per part), so it is not shown.
+  bool stand_in = false;
+  auto sm_cell = [&stand_in](const GpuSpec& g) {
+    if (g.vendor_name.rfind("NVIDIA", 0) == 0) return std::to_string(g.sm_version);
+    stand_in = true;
+    return std::string("-*");
+  };
   for (const GpuSpec& g : catalog.gpus())
-    t.add_row({g.name, g.vendor_name, std::to_string(g.sm_version), format_GiB(g.memory_bytes),
+    t.add_row({g.name, g.vendor_name, sm_cell(g), format_GiB(g.memory_bytes),
                format_GiB(g.usable_memory_bytes()), fmt("%.0f", g.hbm_GBps), tflops(g.bf16_TFLOPS),
                tflops(g.fp8_TFLOPS), tflops(g.fp4_TFLOPS), tflops(g.nvlink_GBps)});
   t.print(os);
   os << "TFLOPS are dense peaks; '-': no tensor cores for that format (--precision prices it "
         "weight-only). Memory in GiB (2^30 B): the datasheet capacity and the usable one the "
         "planner uses (nvidia-smi's total where known). Sources: docs/hardware-catalog.md.\n";
+  if (stand_in)
+    os << "SM: CUDA compute capability; -*: not a CUDA GPU (its sm_version in --json only picks "
+          "the NCCL tuning rows that stand in for RCCL/HCCL).\n";
   for (const GpuSpec& g : catalog.gpus())
     if (std::string note = assumed_figures_note(g); !note.empty()) os << "Note: " << note << ".\n";
 }

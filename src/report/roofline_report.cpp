@@ -104,9 +104,11 @@ void print_text(std::ostream& os, const RooflineContext& c, const RooflineResult
      << fmt("%.2fx", r.refined_us / r.naive_us) << " the naive bound)\n\n";
   print_gap(os, r);
   os << "\n";
+  // Bytes in decimal units, as the bandwidth (GB/s) and the naive line above: bytes ÷ GB/s reads
+  // as time. Memory capacity below stays in GiB, as `topo gpus` gives it (issue 28).
   Table k({"kernel", "launches", "bytes", "TFLOP", "time", "share", "ideal", "bound"});
   for (const KernelGroup& g : r.groups) {
-    k.add_row({g.name, fmt("%.0f", g.count), format_bytes_binary(g.bytes),
+    k.add_row({g.name, fmt("%.0f", g.count), format_bytes_decimal(g.bytes),
                fmt("%.3f", g.flops / 1e12), ms(g.time_us),
                fmt("%.1f%%", 100 * g.time_us / r.refined_us), ms(g.ideal_us),
                std::string(to_string(g.bound))});
@@ -117,7 +119,8 @@ void print_text(std::ostream& os, const RooflineContext& c, const RooflineResult
        << format_bytes_binary(r.weight_bytes_per_gpu) << " + KV cache "
        << format_bytes_binary(r.kv_cache_bytes_per_gpu) << " > "
        << format_bytes_binary(r.memory_bytes)
-       << "; both figures are per-step bandwidth time, not a feasible deployment.\n";
+       << " (GiB, as topo gpus); both figures are per-step bandwidth time, not a feasible "
+          "deployment.\n";
   } else if (r.memory_bytes <= 0) {
     os << "\nnote: memory capacity is not checked under --mem-bw.\n";
   }

@@ -148,3 +148,13 @@ topoplan_cli_test(collective_nccl_tests_flags
 topoplan_cli_test(collective_nccl_tests_flags_and_sweep
                   ARGS collective all-reduce --topology hgx-h100-8 -b 8 --sweep 8:1G
                   EXIT 2 EXPECT_STDERR "-b/-e/-f: nccl-tests' -b/-e/-f make a sweep")
+# Issue 28: sizes in whole elements (per rank where each rank gets a part), as nccl-tests runs them.
+topoplan_cli_test(collective_size_whole_elements
+                  ARGS collective all-reduce --topology hgx-h100-8 --size 7 --json
+                  EXPECT_STDOUT "\"size_bytes\": 4,\n *\"count\": 1,")
+topoplan_cli_test(collective_size_per_rank
+                  ARGS collective all-gather --topology hgx-h100-8 --size 100 --json
+                  EXPECT_STDOUT "\"size_bytes\": 96,\n *\"count\": 24,")
+topoplan_cli_test(collective_size_below_one_per_rank
+                  ARGS collective all-gather --topology hgx-h100-8 --size 31
+                  EXIT 2 EXPECT_STDERR "--size: below one element per rank \\(32 B\\): nothing to send")

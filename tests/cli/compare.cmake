@@ -82,3 +82,7 @@ topoplan_cli_test(compare_disagg_table
 topoplan_cli_test(compare_disagg_no_chart
                   ARGS compare --disagg --chart c.png --topology hgx-h100-8 --topology hgx-h200-8
                   EXIT 2 EXPECT_STDERR "--chart: not available with --disagg yet")
+# Issue 28: a tie is marked on every design that has it, not only the first.
+topoplan_cli_test(compare_tie_marked_on_both
+                  ARGS compare --model llama-3-8b --topology hgx-h100-8 --topology hgx-h100-8:name=again
+                  EXPECT_STDOUT "hgx-h100-8 .* 8866\\.3 \\*.*\nagain .* 8866\\.3 \\*")

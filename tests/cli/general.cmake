@@ -83,6 +83,10 @@ topoplan_cli_test(model_show_help_precision ARGS model show --help
 topoplan_cli_test(typo_flag ARGS plan --topolgy hgx-h100-8
                   EXIT 2 EXPECT_STDERR "did you mean --topology\\?")
 topoplan_cli_test(typo_subcommand ARGS plna EXIT 2 EXPECT_STDERR "did you mean plan\\?")
+# Issue 28: the arguments not expected in command-line order (CLI11 lists them last first), the
+# hint on the same line, "Run with --help" after it.
+topoplan_cli_test(extras_in_order ARGS plan --topolgy hgx-h100-8 extra1 EXIT 2
+                  EXPECT_STDERR "not expected: --topolgy hgx-h100-8 extra1 \\(did you mean --topology\\?\\)\nRun with --help")
 # Two letters swapped is one edit, and ties go to the name of the same length: --model, not --mode.
 topoplan_cli_test(typo_swapped_letters ARGS plan --modle llama-3-8b
                   EXIT 2 EXPECT_STDERR "did you mean --model\\?")

@@ -29,6 +29,9 @@ topoplan_cli_test(topo_validate_parse_error
 topoplan_cli_test(topo_help ARGS topo paths --help EXPECT_STDOUT "--gpus")
 # The GPU catalog (issue 10): the names --gpu takes.
 topoplan_cli_test(topo_gpus ARGS topo gpus EXPECT_STDOUT "H100-SXM +NVIDIA H100 SXM5 80GB +90 +80.0 GiB +79.6 GiB")
+# Issue 28: a compute capability only where there is one (AMD and Ascend parts show -*).
+topoplan_cli_test(topo_gpus_sm_nvidia_only ARGS topo gpus
+                  EXPECT_STDOUT "MI300X +AMD Instinct MI300X OAM 192GB +-\\* .*-\\*: not a CUDA GPU")
 topoplan_cli_test(topo_gpus_json ARGS topo gpus --json
                   EXPECT_STDOUT "\"name\": \"A100-SXM-80GB\".*\"fp8_TFLOPS\": null")
 topoplan_cli_test(topo_paths_smi_view ARGS topo paths hgx-h100-8

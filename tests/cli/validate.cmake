@@ -45,6 +45,12 @@ topoplan_cli_test(validate_probe_missing ARGS validate --probe nope.json EXIT 2
 # is the same 0.819 as calibrate_stdout, and validate gives the same 2 rows.
 topoplan_cli_test(calibrate_probe ARGS calibrate --probe ${PROJECT_SOURCE_DIR}/tests/data/probe-h100-8-ring.json
                   --topology hgx-h100-8 --algo ring EXPECT_STDOUT "\"nvlink4\": 0\\.819")
+# Issue 28: the probe's own NCCL_NVLS_ENABLE=0 is honoured without --no-nvls (NVLS's efficiency
+# was fitted from ring rows before).
+topoplan_cli_test(calibrate_probe_nvls_off ARGS calibrate --probe
+                  ${PROJECT_SOURCE_DIR}/tests/data/probe-h100-8-ring.json --topology hgx-h100-8
+                  EXPECT_STDERR "NCCL_NVLS_ENABLE=0: NVLS left out"
+                  EXPECT_STDOUT "\"algorithm\": \"ring\"")
 topoplan_cli_test(validate_probe_nccl ARGS validate --probe ${PROJECT_SOURCE_DIR}/tests/data/probe-h100-8-ring.json
                   --topology hgx-h100-8 --algo ring EXPECT_STDOUT "all-reduce +2 +2\\.8%")
 # A one-GPU probe has only one-rank NCCL smoke runs: skipped, and a topology check has nothing.
