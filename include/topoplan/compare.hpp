@@ -77,11 +77,13 @@ struct OperatingPoint {
   double min_tokens_per_s_per_user = 0;
   std::vector<std::optional<FrontPick>> picks;  // per design; nullopt: its front never gets there
   int winner = -1;
+  std::vector<int> tied;  // other designs equal to the winner (to a part in a million)
 };
 // Who wins over a range of per-user speeds (from, to]: where the fronts cross.
 struct FrontRange {
   double from_tokens_per_s_per_user = 0, to_tokens_per_s_per_user = 0;
   int winner = -1;
+  std::vector<int> tied;  // other designs equal to the winner over the whole range
 };
 struct Fronts {
   std::string criterion;  // "usd_per_mtok" (every design priced) or "tokens_per_s_per_gpu"

@@ -43,6 +43,13 @@ std::string_view to_string(
     PlacementOrder order);  // "tp-pp-dp", "dp-pp-tp", "pp-tp-dp", "optimized"
 // Accepts the names above, case-insensitive, '_' for '-'. Throws UnknownNameError.
 PlacementOrder parse_placement_order(std::string_view text);
+
+// The (tp, pp, dp) coordinates of launch rank `rank` under `order` (Optimized decomposes like
+// TpPpDp): what a placement's rank fields say, for readers of a compact placement (issue 32).
+struct RankCoords {
+  int tp = 0, pp = 0, dp = 0;
+};
+RankCoords rank_coords(const Strategy& s, PlacementOrder order, int rank);
 std::vector<std::string> placement_order_names();
 
 struct RankPlacement {

@@ -144,7 +144,8 @@ std::vector<double> parse_sizes(const CollectiveArgs& a) {
     return parse_sizes(as_sweep);
   }
   if (a.size.empty() == a.sweep.empty())
-    throw InputError("--size/--sweep", "", "give exactly one of --size or --sweep");
+    throw InputError("--size/--sweep", "",
+                     "give exactly one of --size, --sweep or nccl-tests' -b/-e/-f");
   if (!a.size.empty()) return {parse_bytes(a.size, "--size")};
   const std::vector<std::string> parts = split(a.sweep, ':');
   if (parts.size() < 2 || parts.size() > 3)

@@ -50,6 +50,7 @@ struct PlanArgs {
   std::string html;                     // --html FILE: the self-contained report page
   int threads = static_cast<int>(std::thread::hardware_concurrency());
   bool quiet = false;
+  bool placement_detail = false;      // --placement-detail: every rank in --json however many
   bool disagg = false;                // --disagg: prefill and decode on separate pools (disagg.hpp)
   std::string decode_server;          // --decode-server: the decode pool's own kind of server
   std::string kv_transfer = "after";  // --kv-transfer after | layerwise
@@ -259,7 +260,7 @@ int run_plan(PlanArgs& a) {
   }
   if (csv_out) return out.status == "ok" ? 0 : kExitNoPlan;
   if (a.json)
-    report::print_plan_json(std::cout, out);
+    report::print_plan_json(std::cout, out, a.placement_detail);
   else
     report::print_plan(std::cout, out);
   return out.status == "ok" ? 0 : kExitNoPlan;
@@ -401,6 +402,9 @@ void add_plan_command(CLI::App& app, Action& action) {
   add_csv_option(*sub, a->csv,
                  "one row per ranked strategy (plans; --disagg: one per split tried; --mode "
                  "train: one per training plan)");
+  sub->add_flag("--placement-detail", a->placement_detail,
+                "--json: list every rank of the top plans' placements (beyond 4,096 ranks they "
+                "are written as runs of whole servers, placement_runs, by default)");
   sub->add_option("--emit", a->emit,
                   "print the commands that launch the best plan instead of the table: serve "
                   "sglang | vllm | trtllm | dynamo; --mode train megatron | torchtitan "

@@ -7,6 +7,7 @@
 #include "report/gpu_report.hpp"
 #include "report/topo_nic_report.hpp"
 #include "report/topo_report.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/route.hpp"
 
@@ -63,9 +64,19 @@ int run_paths(const TopoArgs& a) {
 }
 
 int run_validate(const TopoArgs& a) {
-  // Not cli::load_topology, which stops at the first problem: validate lists them all.
-  const Topology t = topoplan::load_topology(a.topo.topology, cluster_options(a.topo));
-  const std::vector<Diagnostic> diagnostics = t.validate();
+  // Not cli::load_topology, which stops at the first problem: validate lists them all. A file
+  // that does not load (bad JSON, an unknown type) is one problem; under --json it is reported
+  // as such rather than as a bare error, so a script reads the same document either way.
+  std::vector<Diagnostic> diagnostics;
+  try {
+    const Topology t = topoplan::load_topology(a.topo.topology, cluster_options(a.topo));
+    diagnostics = t.validate();
+  } catch (const topoplan::InputError& e) {
+    if (!a.json) throw;
+    diagnostics.push_back({e.location(), e.source() == a.topo.topology
+                                             ? e.detail()
+                                             : e.source() + ": " + e.detail()});
+  }
   report::print_topo_validate(std::cout, a.topo.topology, diagnostics, a.json);
   return diagnostics.empty() ? 0 : 2;
 }

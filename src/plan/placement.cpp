@@ -56,6 +56,11 @@ std::vector<int> Placement::devices() const {
   return out;
 }
 
+RankCoords rank_coords(const Strategy& s, PlacementOrder order, int rank) {
+  const placement_detail::Coords c = placement_detail::coords_of(s, order, rank);
+  return {c.tp, c.pp, c.dp};
+}
+
 namespace placement_detail {
 
 Coords coords_of(const Strategy& s, PlacementOrder order, int rank) {

@@ -22,7 +22,7 @@ std::string money(std::optional<double> usd, const char* format = "%.0f") {
 
 void print_summary(std::ostream& os, const Comparison& c) {
   Table t({"design", "switches/tier", "NICs", "optics/tier", "cables/tier", "NVL trays", "IT kW",
-           "facility kW", "capex $M", "$/h", "$/Mtok", "tok/J"});
+           "facility kW", "capex $M", "$/h", "$/Mtok", "tok/J (facility)"});
   for (const DesignResult& d : c.designs) {
     if (!d.bom) continue;
     const Bom& b = *d.bom;
@@ -67,7 +67,7 @@ void print_sums(std::ostream& os, const Bom& b) {
   if (b.tokens_per_s)
     os << "; " << count_text(*b.tokens_per_s) << " tok/s on all GPUs: $"
        << money(b.usd_per_mtok, "%.3f") << "/Mtok, " << money(b.tokens_per_joule, "%.2f")
-       << " tok/J";
+       << " tok/J at facility power (the table above: GPUs and servers only)";
   os << "\n";
   if (!b.missing.empty()) {
     os << "  no figure for:";

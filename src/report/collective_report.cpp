@@ -96,7 +96,7 @@ void print_collective(std::ostream& os, const CollectiveReport& r, bool json) {
   t.print(os);
   if (r.alternatives.empty()) return;
   os << "\n# every algorithm/protocol that can run (--algo all); * = the automatic choice\n";
-  Table a({"size", "algo/proto", "time(us)", "busbw(GB/s)", ""},
+  Table a({"size", "algo/proto", "time(us)", "busbw(GB/s)", "auto"},
           {Align::Right, Align::Left, Align::Right, Align::Right, Align::Left});
   for (const CollectiveCost& c : r.alternatives) {
     bool chosen = false;

@@ -7,6 +7,7 @@
 #include "report/disagg_report.hpp"
 #include "report/json_number.hpp"
 #include "report/table.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
@@ -84,9 +85,8 @@ void print_disagg_compare(std::ostream& os, const DisaggComparison& c) {
     os << " on " << d.servers << " server(s), " << fmt("%.1f", d.power_W / 1e3) << " kW IT";
     for (const auto& [gpu, price] : d.prices) os << "\n  " << gpu << " " << price_text(price);
     if (d.out.best)
-      os << "\n  KV per request " << fmt("%.1f", d.out.best->kv.bytes_per_request / 1e6)
-         << " MB in " << fmt("%.2f", d.out.best->kv.time_ms) << " ms; bound by "
-         << d.out.best->bottleneck;
+      os << "\n  KV per request " << format_bytes_binary(d.out.best->kv.bytes_per_request) << " in "
+         << fmt("%.2f", d.out.best->kv.time_ms) << " ms; bound by " << d.out.best->bottleneck;
     if (!d.out.status_message.empty()) os << "\n  " << d.out.status_message;
     os << "\n";
   }

@@ -4,6 +4,7 @@
 // against tokens/s/user over every fitting strategy and batch) is read at named per-user speeds,
 // and the speeds where the winner changes are found.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "report/compare.hpp"
@@ -45,6 +46,18 @@ int winner_of(const std::vector<std::optional<FrontPick>>& picks, bool priced) {
   return w;
 }
 
+// The designs whose pick equals the winner's (to a part in a million): a tie, not a lead.
+std::vector<int> tied_with(const std::vector<std::optional<FrontPick>>& picks, int w, bool priced) {
+  std::vector<int> out;
+  if (w < 0) return out;
+  const double best = score(*picks[w], priced);
+  for (std::size_t i = 0; i < picks.size(); ++i)
+    if (static_cast<int>(i) != w && picks[i] &&
+        std::fabs(score(*picks[i], priced) - best) <= 1e-6 * std::fabs(best))
+      out.push_back(static_cast<int>(i));
+  return out;
+}
+
 std::vector<std::optional<FrontPick>> picks_at(const Comparison& c, double min_user) {
   std::vector<std::optional<FrontPick>> out;
   for (const DesignResult& d : c.designs) out.push_back(pick(d, min_user));
@@ -60,11 +73,13 @@ std::vector<FrontRange> ranges_of(const Comparison& c, bool priced) {
   std::vector<FrontRange> out;
   double from = 0;
   for (double s : speeds) {
-    const int w = winner_of(picks_at(c, s), priced);
-    if (!out.empty() && out.back().winner == w)
+    const auto picks = picks_at(c, s);
+    const int w = winner_of(picks, priced);
+    const std::vector<int> tied = tied_with(picks, w, priced);
+    if (!out.empty() && out.back().winner == w && out.back().tied == tied)
       out.back().to_tokens_per_s_per_user = s;
     else
-      out.push_back({from, s, w});
+      out.push_back({from, s, w, tied});
     from = s;
   }
   return out;
@@ -79,7 +94,7 @@ std::vector<FrontRange> readable(std::vector<FrontRange> r) {
     for (std::size_t i = 1; i < r.size() && !changed; ++i) {
       const bool narrow = r[i].to_tokens_per_s_per_user - r[i].from_tokens_per_s_per_user <
                           kNarrow * r[i].to_tokens_per_s_per_user;
-      if (narrow || r[i].winner == r[i - 1].winner) {
+      if (narrow || (r[i].winner == r[i - 1].winner && r[i].tied == r[i - 1].tied)) {
         r[i - 1].to_tokens_per_s_per_user = r[i].to_tokens_per_s_per_user;
         r.erase(r.begin() + static_cast<std::ptrdiff_t>(i));
         changed = true;
@@ -92,8 +107,18 @@ std::vector<FrontRange> readable(std::vector<FrontRange> r) {
 std::string summary_of(const Comparison& c, const Fronts& f) {
   if (f.ranges.empty()) return "no design has a front (no plan fits)";
   const std::vector<FrontRange> ranges = readable(f.ranges);
-  const std::string by =
-      f.criterion == "usd_per_mtok" ? "$ per million output tokens" : "tokens/s/GPU";
+  const std::string by = f.criterion == "usd_per_mtok"
+                             ? "$ per million output tokens at the GPU-hour price"
+                             : "tokens/s/GPU";
+  // "A", or "A and B" when they tie.
+  auto who = [&c](const FrontRange& r) {
+    std::string s = c.designs[r.winner].spec.name;
+    for (int t : r.tied) s += " and " + c.designs[t].spec.name;
+    return s;
+  };
+  if (ranges.size() == 1 && !ranges.front().tied.empty())
+    return who(ranges.front()) + " tie on " + by + " at every per-user speed, up to " +
+           fmt("%.1f", ranges.front().to_tokens_per_s_per_user) + " tok/s/user";
   if (ranges.size() == 1)
     return c.designs[ranges.front().winner].spec.name + " leads on " + by +
            " at every per-user speed, up to " +
@@ -103,7 +128,7 @@ std::string summary_of(const Comparison& c, const Fronts& f) {
       "The fronts cross (ranges under 10% wide folded; --json has each): on " + by + ", ";
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const FrontRange& r = ranges[i];
-    s += (i ? "; " : "") + c.designs[r.winner].spec.name + " wins " +
+    s += (i ? "; " : "") + who(r) + (r.tied.empty() ? " wins " : " tie ") +
          (i == 0 ? "up to " + fmt("%.1f", r.to_tokens_per_s_per_user)
                  : "from " + fmt("%.1f", r.from_tokens_per_s_per_user) + " to " +
                        fmt("%.1f", r.to_tokens_per_s_per_user)) +
@@ -129,8 +154,9 @@ Fronts compare_fronts(const Comparison& c) {
   for (const DesignResult& d : c.designs) priced &= d.usd_per_gpu_hour.has_value();
   f.criterion = priced ? "usd_per_mtok" : "tokens_per_s_per_gpu";
   for (const auto& [name, speed] : operating_point_speeds()) {
-    OperatingPoint p{name, speed, picks_at(c, speed), -1};
+    OperatingPoint p{name, speed, picks_at(c, speed), -1, {}};
     p.winner = winner_of(p.picks, priced);
+    p.tied = tied_with(p.picks, p.winner, priced);
     f.points.push_back(std::move(p));
   }
   f.ranges = ranges_of(c, priced);

@@ -1,6 +1,8 @@
 // The fronts part of `compare`'s text and JSON (compare_fronts.cpp computes it).
 #include "report/compare_fronts_report.hpp"
 
+#include <algorithm>
+
 #include "report/json_number.hpp"
 #include "report/table.hpp"
 
@@ -29,7 +31,10 @@ std::vector<std::vector<std::string>> fronts_rows(const Comparison& c) {
         continue;
       }
       const FrontPick& k = *p.picks[i];
-      const std::string star = p.winner == static_cast<int>(i) ? " *" : "";
+      const bool best =
+          p.winner == static_cast<int>(i) ||
+          std::find(p.tied.begin(), p.tied.end(), static_cast<int>(i)) != p.tied.end();
+      const std::string star = best ? " *" : "";
       rows.push_back({point, c.designs[i].spec.name, to_string(k.point.strategy),
                       count_text(k.point.batch), fmt("%.1f", k.point.tokens_per_s_per_user),
                       fmt("%.1f", k.point.tokens_per_s_per_gpu) + (by_usd ? "" : star),
@@ -55,6 +60,11 @@ ordered_json fronts_json(const Comparison& c) {
   const auto name_of = [&c](int i) {
     return i < 0 ? ordered_json(nullptr) : ordered_json(c.designs[i].spec.name);
   };
+  const auto names_of = [&c](const std::vector<int>& is) {
+    ordered_json a = ordered_json::array();
+    for (int i : is) a.push_back(c.designs[i].spec.name);
+    return a;
+  };
   ordered_json points = ordered_json::array();
   for (const OperatingPoint& p : f.points) {
     ordered_json designs = ordered_json::array();
@@ -79,13 +89,15 @@ ordered_json fronts_json(const Comparison& c) {
     points.push_back({{"name", p.name},
                       {"min_tokens_per_s_per_user", json_number(p.min_tokens_per_s_per_user)},
                       {"winner", name_of(p.winner)},
+                      {"tied_with", names_of(p.tied)},
                       {"designs", designs}});
   }
   ordered_json ranges = ordered_json::array();
   for (const FrontRange& r : f.ranges)
     ranges.push_back({{"from_tokens_per_s_per_user", json_number(r.from_tokens_per_s_per_user)},
                       {"to_tokens_per_s_per_user", json_number(r.to_tokens_per_s_per_user)},
-                      {"winner", name_of(r.winner)}});
+                      {"winner", name_of(r.winner)},
+                      {"tied_with", names_of(r.tied)}});
   return {{"criterion", f.criterion},
           {"operating_points", points},
           {"ranges", ranges},

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <sstream>
+#include <utility>
 
 #include "io/json_reader.hpp"
 #include "report/plan_report.hpp"
@@ -62,6 +64,44 @@ int rank_index(const JsonReader& r, const char* key, int count, const char* of) 
   return i;
 }
 
+// [first, last] of a run: two whole numbers, first <= last.
+std::pair<int, int> range_of(const JsonReader& r, const char* key) {
+  const json& a = r.at(key);
+  if (!a.is_array() || a.size() != 2 || !a[0].is_number_integer() || !a[1].is_number_integer() ||
+      a[0].get<long long>() < 0 || a[1].get<long long>() < a[0].get<long long>() ||
+      a[1].get<long long>() > 1'000'000'000)
+    r.fail(r.pointer_to(key), "expected [first, last], whole numbers with 0 <= first <= last");
+  return {a[0].get<int>(), a[1].get<int>()};
+}
+
+// A placement written as runs of whole servers (plan --json beyond 4,096 ranks, issue 32): ranks
+// fill servers nodes[0]..nodes[1], each server's GPUs gpus[0]..gpus[1]; tp/pp/dp from the order.
+void read_runs(const Topology& t, const JsonReader& plan, PlanView& v) {
+  const JsonReader runs = plan.object("placement_runs");
+  const Strategy s{.tp = v.tp, .pp = v.pp, .dp = v.dp, .ep = v.ep};
+  const PlacementOrder order = parse_placement_order(runs.str("order"));
+  std::map<std::pair<int, int>, int> gpu_at;  // (node, local GPU) → device
+  for (int d : t.gpus()) gpu_at[{t.device(d).node, t.device(d).local_index}] = d;
+  const json& list = runs.at("runs");
+  if (!list.is_array()) runs.fail(runs.pointer_to("runs"), "expected an array");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const JsonReader r = JsonReader::object_at(list[i], plan.source(),
+                                               runs.pointer_to("runs") + "/" + std::to_string(i));
+    const std::pair<int, int> nodes = range_of(r, "nodes"), gpus = range_of(r, "gpus");
+    int rank = r.integer("rank", 0);
+    for (int n = nodes.first; n <= nodes.second; ++n)
+      for (int g = gpus.first; g <= gpus.second; ++g, ++rank) {
+        const auto dev = gpu_at.find({n, g});
+        if (dev == gpu_at.end())
+          r.fail(r.pointer(), "no GPU " + std::to_string(g) + " on server " + std::to_string(n) +
+                                  " of topology '" + t.name + "'");
+        if (rank >= v.tp * v.pp * v.dp) r.fail(r.pointer(), "more ranks than tp x pp x dp");
+        const RankCoords c = rank_coords(s, order, rank);
+        v.ranks.push_back({dev->second, c.tp, c.pp, c.dp});
+      }
+  }
+}
+
 PlanView read_view(const Topology& t, const JsonReader& plan) {
   PlanView v;
   const JsonReader s = plan.object("strategy");
@@ -74,6 +114,10 @@ PlanView read_view(const Topology& t, const JsonReader& plan) {
     s.fail(s.pointer(),
            "tp x pp x dp = " + std::to_string(static_cast<long long>(v.tp) * v.pp * v.dp) +
                " is more than the " + std::to_string(gpus) + " GPUs of topology '" + t.name + "'");
+  if (plan.has("placement_runs") && !plan.has("placement")) {
+    read_runs(t, plan, v);
+    return v;
+  }
   const json& placement = plan.at("placement");
   if (!placement.is_array() || placement.empty())
     plan.fail(plan.pointer_to("placement"), "the best plan has no placement");
@@ -254,7 +298,7 @@ Overlay overlay_from_plan_file(const Topology& t, const std::string& path, Color
 
 Overlay overlay_from_plan(const Topology& t, const PlanOutput& out, ColorBy by) {
   std::ostringstream json_text;
-  print_plan_json(json_text, out);
+  print_plan_json(json_text, out, /*placement_detail=*/true);
   return overlay_from_plan_json(t, json_text.str(), "plan", by);
 }
 

@@ -6,6 +6,7 @@
 
 #include "report/table.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/units.hpp"
 
 namespace topoplan::report {
 
@@ -44,7 +45,7 @@ void add_kv_highlight(const Topology& t, const ModelSpec& m, const DisaggResult&
   o.highlights.push_back({link, "KV transfer: " + t.link(link).type + ", " +
                                     fmt("%.1f", r.kv.time_ms) + " ms/request over " +
                                     std::to_string(r.kv.streams) + " stream(s), " +
-                                    fmt("%.1f", r.kv.bytes_per_request / 1e6) + " MB"});
+                                    format_bytes_binary(r.kv.bytes_per_request)});
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "report/json_number.hpp"
 #include "report/json_splice.hpp"
+#include "report/placement_runs.hpp"
 #include "report/table.hpp"
 #include "topoplan/units.hpp"
 
@@ -80,8 +81,10 @@ ordered_json groups_json(const std::vector<GroupSummary>& gs) {
   return arr;
 }
 
-// A plan's document; its placement is a placeholder that `splices` will stream.
-ordered_json plan_json(const PlanResult& p, std::vector<Splice>& splices) {
+// A plan's document; its placement is a placeholder that `splices` will stream, or its runs
+// (placement_runs.hpp) when it is long and the detail was not asked for.
+ordered_json plan_json(const PlanResult& p, std::vector<Splice>& splices, PlacementOrder order,
+                       bool detail) {
   ordered_json j{{"strategy", strategy_json(p.strategy)},
                  {"fits", p.fits},
                  {"reason", text_or_null(p.reason)},
@@ -98,6 +101,9 @@ ordered_json plan_json(const PlanResult& p, std::vector<Splice>& splices) {
   j["breakdown"] = {{"decode", breakdown_json(p.decode)}, {"prefill", breakdown_json(p.prefill)}};
   if (p.placement.empty()) {  // only the top plans carry one: no splice for the others
     j["placement"] = ordered_json::array();
+  } else if (!detail && p.placement.size() > kPlacementListRanks) {
+    j["placement"] = nullptr;
+    j["placement_runs"] = placement_runs_json(p.placement, order);
   } else {
     std::string hole = splice_placeholder(static_cast<int>(splices.size()));
     j["placement"] = hole;
@@ -191,7 +197,7 @@ void round_numbers(ordered_json& j) {
 
 }  // namespace
 
-void print_plan_json(std::ostream& os, const PlanOutput& out) {
+void print_plan_json(std::ostream& os, const PlanOutput& out, bool placement_detail) {
   ordered_json j;
   j["status"] = out.status;
   j["message"] = text_or_null(out.status_message);
@@ -200,17 +206,25 @@ void print_plan_json(std::ostream& os, const PlanOutput& out) {
   // The long arrays (one entry per GPU) are streamed into the dump, not built as a tree.
   std::vector<Splice> splices;
   std::vector<std::string> used;
-  if (out.placement)
-    for (const RankPlacement& r : out.placement->ranks) used.push_back(r.device_id);
-  splices.push_back({splice_placeholder(0), [&used](std::ostream& o, int depth) {
-                       write_string_array(o, 2, depth, used);
-                     }});
-  j["gpus_used"] = splices.back().placeholder;
+  const bool runs = !placement_detail && out.placement &&
+                    out.placement->ranks.size() > kPlacementListRanks;
+  if (runs) {
+    j["gpus_used"] = nullptr;
+    j["gpus_used_runs"] = placement_runs_json(out.placement->ranks, out.placement->order)["runs"];
+  } else {
+    if (out.placement)
+      for (const RankPlacement& r : out.placement->ranks) used.push_back(r.device_id);
+    splices.push_back({splice_placeholder(0), [&used](std::ostream& o, int depth) {
+                         write_string_array(o, 2, depth, used);
+                       }});
+    j["gpus_used"] = splices.back().placeholder;
+  }
   j["precision_notes"] = out.precision_notes;
   if (!out.catalog_notes.empty()) j["catalog_notes"] = out.catalog_notes;  // absent: all public
   j["evaluations_per_s_per_core"] = out.evaluations_per_s_per_core();
   ordered_json plans = ordered_json::array();
-  for (const PlanResult& p : out.plans) plans.push_back(plan_json(p, splices));
+  for (const PlanResult& p : out.plans)
+    plans.push_back(plan_json(p, splices, out.request.order, placement_detail));
   j["plans"] = std::move(plans);
   ordered_json pareto = ordered_json::array();
   for (const ParetoPoint& p : out.pareto)
@@ -355,7 +369,8 @@ void print_placement(std::ostream& os, const PlanOutput& o, const PlanResult& be
   os << "Placement (" << to_string(pl.order) << "):\n";
   t.print(os, "  ");
   if (pl.ranks.size() > limit)
-    os << "  ... " << pl.ranks.size() - limit << " more ranks (--json)\n";
+    os << "  ... " << pl.ranks.size() - limit << " more ranks (--json"
+       << (pl.ranks.size() > kPlacementListRanks ? " --placement-detail" : "") << ")\n";
   Table g({"group", "groups", "size", "class", "bottleneck GB/s", "link", "crosses nodes"});
   for (const GroupSummary& s : best.groups)
     if (s.size > 1)  // a group of one GPU communicates nothing (ep of a dense model, tp1)

@@ -18,16 +18,27 @@ void Table::add_row(std::vector<std::string> cells) {
   rows_.push_back(std::move(cells));
 }
 
+namespace {
+
+// Columns a cell takes on a terminal: UTF-8 characters, not bytes ("µs" is 2 columns, 3 bytes).
+std::size_t columns(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80 ? 1 : 0;  // continuation bytes add none
+  return n;
+}
+
+}  // namespace
+
 void Table::print(std::ostream& os, const std::string& indent) const {
   std::vector<std::size_t> width(headers_.size());
   for (std::size_t c = 0; c < headers_.size(); ++c) {
-    width[c] = headers_[c].size();
-    for (const auto& r : rows_) width[c] = std::max(width[c], r[c].size());
+    width[c] = columns(headers_[c]);
+    for (const auto& r : rows_) width[c] = std::max(width[c], columns(r[c]));
   }
   auto line = [&](const std::vector<std::string>& cells) {
     os << indent;
     for (std::size_t c = 0; c < cells.size(); ++c) {
-      std::string pad(width[c] - cells[c].size(), ' ');
+      std::string pad(width[c] - columns(cells[c]), ' ');
       if (c) os << "  ";
       if (align_[c] == Align::Right) {
         os << pad << cells[c];

@@ -79,8 +79,15 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
   table.add_row({"NVLink domain", std::to_string(s.nvlink_domain) + " GPUs"});
   table.add_row({"NVLink per GPU", gbps(s.nvlink_GBps)});
   table.add_row({"PCIe per GPU", gbps(s.pcie_GBps)});
-  table.add_row({"network per GPU", gbps(s.network_GBps) + " (" + gbps(s.network_share_GBps) +
-                                        " with every GPU sending)"});
+  // 0 GB/s is no figure, not a measured zero: say whether there is no NIC or no NIC link model
+  // (an nvidia-smi import without --nic leaves the NICs' ports unknown).
+  bool has_nic = false;
+  for (const auto& [type, n] : s.devices) has_nic |= type == "nic" && n > 0;
+  table.add_row({"network per GPU",
+                 s.network_GBps > 0 ? gbps(s.network_GBps) + " (" + gbps(s.network_share_GBps) +
+                                          " with every GPU sending)"
+                 : has_nic ? "unknown: NICs with no network link (imported without --nic?)"
+                           : "none (no NIC)"});
   table.add_row({"bisection", gbps(s.bisection_GBps)});
   if (!t.fabric.kind.empty()) {
     std::string tiers;

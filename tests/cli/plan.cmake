@@ -253,3 +253,12 @@ topoplan_cli_test(plan_disagg_tpot_unmet
 # A fractional batch was rounded up silently (issue 28's walk).
 topoplan_cli_test(plan_batch_fraction ARGS plan --model llama-3-8b --topology hgx-h100-8 --batch 2.5
                   EXIT 2 EXPECT_STDERR "--batch: must be a whole number of sequences, got 2.5")
+# Issue 32: past 4,096 ranks a placement is written as runs of whole servers; --placement-detail
+# lists every rank.
+topoplan_cli_test(plan_placement_runs
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --nodes 520 --top 1 --json --quiet
+                  EXPECT_STDOUT "\"gpus_used\": null,\n  \"gpus_used_runs\": .*\"placement\": null,\n *\"placement_runs\": {\n *\"order\": \"tp-pp-dp\",\n *\"ranks\": 4160,")
+topoplan_cli_test(plan_placement_detail
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --nodes 520 --top 1 --json --quiet
+                       --placement-detail
+                  EXPECT_STDOUT "\"device\": \"n519/gpu7\"")

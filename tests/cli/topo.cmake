@@ -120,3 +120,7 @@ topoplan_cli_test(topo_show_assumed_json ARGS topo show cloudmatrix-384 --json
                   EXPECT_STDOUT "\"assumed_figures\": \\[[^]]*\"Ascend-910C: int8_TOPS")
 topoplan_cli_test(topo_show_spectrum_x ARGS topo show b300-spectrum-x-16
                   EXPECT_STDOUT "fabric +rail-optimized, spectrum-x-800g")
+# Issue 28's walk: --json reports a file that does not load as a diagnostic (exit 2), not a bare error.
+topoplan_cli_test(topo_validate_json_unloadable
+                  ARGS topo validate ${PROJECT_SOURCE_DIR}/tests/bad_input/files/topo_unknown_device_type.json --json
+                  EXIT 2 EXPECT_STDOUT "\"valid\": false,\n  \"diagnostics\": .\n    {\n      \"location\": \"/devices/0/type\",\n      \"message\": \"unknown device type 'gpuu'")

@@ -85,3 +85,24 @@ TEST_CASE("fronts: a design whose front ends below a speed has no pick there") {
   CHECK_FALSE(f.points[0].picks[1]);  // interactive: B cannot reach 50
   CHECK(f.points[0].winner == 0);
 }
+
+TEST_CASE("fronts: equal fronts tie, they do not lead (issue 28's walk)") {
+  Comparison c;
+  c.designs.push_back(design("A", {{60, 100}, {10, 1000}}, 2.0));
+  c.designs.push_back(design("B", {{60, 100}, {10, 1000}}, 2.0));
+  const Fronts f = compare_fronts(c);
+  for (const OperatingPoint& p : f.points) {
+    CHECK(p.winner == 0);
+    CHECK(p.tied == std::vector<int>{1});
+  }
+  REQUIRE(f.ranges.size() == 1);
+  CHECK(f.ranges[0].tied == std::vector<int>{1});
+  CHECK(f.summary ==
+        "A and B tie on $ per million output tokens at the GPU-hour price at every "
+        "per-user speed, up to 60.0 tok/s/user");
+  // One point better by more than a part in a million is a lead again.
+  c.designs[1].plan.pareto[1].tokens_per_s_per_gpu = 1001;
+  const Fronts g = compare_fronts(c);
+  CHECK(g.points.back().winner == 1);
+  CHECK(g.points.back().tied.empty());
+}

@@ -1,0 +1,91 @@
+// Placements written as runs of whole servers (issue 32): exact for regular and irregular
+// placements, and the overlay reads them back to the same ranks as the per-rank list.
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "report/diagram_overlay.hpp"
+#include "report/placement_runs.hpp"
+#include "report/plan_report.hpp"
+#include "topoplan/model.hpp"
+#include "topoplan/topology_io.hpp"
+
+using namespace topoplan;
+using namespace topoplan::report;
+
+namespace {
+
+RankPlacement at(int rank, int node, int gpu) {
+  RankPlacement r;
+  r.rank = rank;
+  r.node = node;
+  r.local_gpu = gpu;
+  r.device_id = "n" + std::to_string(node) + "/gpu" + std::to_string(gpu);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("placement runs: whole servers in order are one run") {
+  std::vector<RankPlacement> ranks;
+  for (int n = 0; n < 3; ++n)
+    for (int g = 0; g < 8; ++g) ranks.push_back(at(n * 8 + g, n, g));
+  const std::vector<PlacementRun> runs = placement_runs(ranks);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].rank == 0);
+  CHECK(runs[0].node_first == 0);
+  CHECK(runs[0].node_last == 2);
+  CHECK(runs[0].gpu_first == 0);
+  CHECK(runs[0].gpu_last == 7);
+  CHECK(runs[0].count() == 24);
+  CHECK(runs[0].first_device == "n0/gpu0");
+  CHECK(runs[0].last_device == "n2/gpu7");
+}
+
+TEST_CASE("placement runs: half servers and a jump give runs that add up to every rank") {
+  // GPUs 0-3 of servers 0 and 1, then GPUs 4-7 of server 0, then GPU 5 of server 3 alone.
+  std::vector<RankPlacement> ranks;
+  int r = 0;
+  for (int n = 0; n < 2; ++n)
+    for (int g = 0; g < 4; ++g) ranks.push_back(at(r++, n, g));
+  for (int g = 4; g < 8; ++g) ranks.push_back(at(r++, 0, g));
+  ranks.push_back(at(r++, 3, 5));
+  const std::vector<PlacementRun> runs = placement_runs(ranks);
+  REQUIRE(runs.size() == 3);
+  CHECK(runs[0].count() == 8);  // servers 0-1, GPUs 0-3
+  CHECK(runs[0].node_last == 1);
+  CHECK(runs[1].rank == 8);  // server 0, GPUs 4-7
+  CHECK(runs[1].gpu_first == 4);
+  CHECK(runs[2].rank == 12);  // server 3, GPU 5
+  CHECK(runs[2].count() == 1);
+  long long total = 0;
+  for (const PlacementRun& x : runs) total += x.count();
+  CHECK(total == static_cast<long long>(ranks.size()));
+}
+
+TEST_CASE("placement runs: plan --json writes runs past 4,096 ranks, the overlay reads them back") {
+  ClusterOptions o;
+  o.nodes = 520;  // 4,160 GPUs
+  const Topology t = load_topology("hgx-h100-8", o);
+  Router router(t);
+  PlanRequest q;
+  q.top = 1;
+  const PlanOutput out = plan(load_model("llama-3-8b"), router, q);
+  REQUIRE(out.placement);
+  REQUIRE(out.placement->ranks.size() > kPlacementListRanks);
+  std::ostringstream compact, detail;
+  print_plan_json(compact, out);
+  print_plan_json(detail, out, /*placement_detail=*/true);
+  CHECK(compact.str().find("\"placement_runs\"") != std::string::npos);
+  CHECK(detail.str().find("\"placement_runs\"") == std::string::npos);
+  // The per-rank objects (about 150 B each, twice: plans[0] and gpus_used) are gone.
+  CHECK(compact.str().find("\"device\": \"n519/gpu7\"") == std::string::npos);
+  CHECK(detail.str().find("\"device\": \"n519/gpu7\"") != std::string::npos);
+  CHECK(detail.str().size() - compact.str().size() > 4160 * 100);
+  // Both forms draw the same overlay: same fills and tags on every GPU.
+  const Overlay a = overlay_from_plan_json(t, compact.str(), "compact", ColorBy::Tp);
+  const Overlay b = overlay_from_plan_json(t, detail.str(), "detail", ColorBy::Tp);
+  CHECK(a.fill == b.fill);
+  CHECK(a.tag == b.tag);
+  CHECK(a.fill.size() == out.placement->ranks.size());
+}
