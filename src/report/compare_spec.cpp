@@ -1,6 +1,7 @@
 // Design specs ("hgx-h800-8:nodes=2:fabric=rail-optimized:price=2.1") and the cost catalog.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
 #include "io/json_reader.hpp"
@@ -126,8 +127,13 @@ DesignSpec parse_design(const std::string& text) {
           "design key", key,
           {"fabric", "fabric-link", "name", "nodes", "oversubscription", "price", "tiers"});
   }
-  if (d.name.empty())
-    d.name = d.topology + (d.cluster.nodes > 1 ? " x" + std::to_string(d.cluster.nodes) : "");
+  // A file design is labelled by its file name without folders and .json (a path in every row
+  // and sentence is hard to read; with_unique_names falls back to the text if two collide).
+  if (d.name.empty()) {
+    const std::filesystem::path file(d.topology);
+    const std::string base = file.extension() == ".json" ? file.stem().string() : d.topology;
+    d.name = base + (d.cluster.nodes > 1 ? " x" + std::to_string(d.cluster.nodes) : "");
+  }
   return d;
 }
 

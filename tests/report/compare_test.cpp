@@ -36,6 +36,10 @@ TEST_CASE("compare: design spec syntax") {
   CHECK(d.name == "H800 pair");
   CHECK(parse_design("hgx-h20-8").name == "hgx-h20-8");
   CHECK(parse_design("hgx-h20-8:nodes=4").name == "hgx-h20-8 x4");
+  // A file is labelled by its name without folders and .json (issue 28's walk).
+  CHECK(parse_design("examples/mixed-pools/h200-prefill-h20-decode.json").name ==
+        "h200-prefill-h20-decode");
+  CHECK(parse_design("/tmp/my-pod.json:nodes=2").name == "my-pod x2");
   CHECK_THROWS_AS(parse_design("hgx-h20-8:node=2"), UnknownNameError);
   CHECK_THROWS_AS(parse_design("hgx-h20-8:nodes=0"), InputError);
   CHECK_THROWS_AS(parse_design("hgx-h20-8:nodes=1.5"), InputError);
