@@ -139,13 +139,21 @@ struct TrainPlan {
   double step_time_ms = 0, tokens_per_s = 0, tokens_per_s_per_gpu = 0;
   double tflops_per_gpu = 0;     // model FLOPs (Megatron formula) per GPU per second
   double hw_tflops_per_gpu = 0;  // + the recomputed forward (what the GPU executes)
-  double mfu = 0;                // tflops_per_gpu ÷ dense peak of the precision
-  double days_to_train = 0;      // when train_tokens > 0
+  // The same FLOPs with causal attention (half the score FLOPs; sliding-window layers over the
+  // window): the definition Megatron-Bridge 25.11's "Model TFLOP/s/GPU" uses (docs/training.md).
+  double tflops_per_gpu_causal = 0;
+  double mfu = 0;            // tflops_per_gpu ÷ dense peak of the precision
+  double days_to_train = 0;  // when train_tokens > 0
 };
 
 // Megatron-LM's model FLOPs of one step (training.py num_floating_point_operations):
 // 12·B·s·L·h²·[(1 + g/a + s/h)·q/h + I/h·k·(3/2 if SwiGLU) + shared + V/(2Lh)].
 double training_model_flops(const ModelSpec& m, double seq, double sequences);
+// The attention-score part of training_model_flops (QKᵀ and AV over all s keys, forward and
+// backward), and the same counted causally: a query attends (s + 1)/2 keys on average, or,
+// on a sliding-window layer, at most the window (w(2s − w + 1)/(2s) on average, for w <= s).
+double training_score_flops(const ModelSpec& m, double seq, double sequences);
+double training_score_flops_causal(const ModelSpec& m, double seq, double sequences);
 
 // Where one rank of a training strategy runs (layout tp, cp, dp, pp: Megatron-Core's default).
 struct TrainRank {

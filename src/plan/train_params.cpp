@@ -98,6 +98,23 @@ double training_model_flops(const ModelSpec& m, double seq, double sequences) {
   return 12 * sequences * seq * L * h * h * per_layer;
 }
 
+double training_score_flops(const ModelSpec& m, double seq, double sequences) {
+  // 6 FLOPs per (query, key, channel) MAC pair over QKᵀ at qk width and AV at v width: the
+  // s/h term of the closed form (12·L·h²·(s/h)·q/h = 6·L·s·a·2·head_dim), MLA's explicit term.
+  const bool mla = m.attention == AttentionKind::Mla;
+  const double qk = mla ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim;
+  const double v = mla ? m.mla.v_head_dim : m.head_dim;
+  return 6.0 * m.layers * seq * m.heads * (qk + v) * seq * sequences;
+}
+
+double training_score_flops_causal(const ModelSpec& m, double seq, double sequences) {
+  const double full = training_score_flops(m, seq, sequences) / m.layers;  // one layer, s keys
+  const double w = std::min<double>(m.sliding_window, seq);
+  const int sliding = m.sliding_window > 0 ? m.sliding_layers : 0;
+  const double causal_keys = (seq + 1) / 2, window_keys = w * (2 * seq - w + 1) / (2 * seq);
+  return full / seq * ((m.layers - sliding) * causal_keys + sliding * window_keys);
+}
+
 TrainMemory train_memory(const ModelSpec& m, const TrainStrategy& s, const TrainRequest& q,
                          double capacity_bytes) {
   ModelSpec t = train::as_trained(m, s.precision);

@@ -273,6 +273,9 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     extra = 2.0 * req.global_batch * req.seq * req.seq * model.layers * model.heads * (qk + v);
   }
   plan.tflops_per_gpu = model_flops / step_s / G / 1e12;
+  const double causal_flops = model_flops - training_score_flops(model, req.seq, req.global_batch) +
+                              training_score_flops_causal(model, req.seq, req.global_batch);
+  plan.tflops_per_gpu_causal = causal_flops / step_s / G / 1e12;
   plan.hw_tflops_per_gpu = (model_flops + extra) / step_s / G / 1e12;
   plan.mfu = plan.tflops_per_gpu / peak_TFLOPS(s.precision);
   if (req.train_tokens > 0) plan.days_to_train = req.train_tokens / plan.tokens_per_s / 86400;

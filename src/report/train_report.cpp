@@ -69,6 +69,7 @@ ordered_json plan_json(const TrainPlan& p, bool with_days) {
   j["tokens_per_s_per_gpu"] = num(p.tokens_per_s_per_gpu);
   j["tflops_per_gpu"] = num(p.tflops_per_gpu);
   j["hw_tflops_per_gpu"] = num(p.hw_tflops_per_gpu);
+  j["tflops_per_gpu_causal"] = num(p.tflops_per_gpu_causal);
   j["mfu"] = num(p.mfu);
   j["memory_per_gpu_bytes"] = json_number(p.memory.total());
   j["memory"] = memory_json(p.memory);

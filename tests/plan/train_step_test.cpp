@@ -277,6 +277,27 @@ TEST_CASE("model FLOPs: the parameter count form (used for MLA) equals Megatron'
   CHECK(f < 6 * 40e9 + 6.0 * 61 * 4096 * 128 * (192 + 128));
 }
 
+TEST_CASE("model FLOPs, causal: Megatron-Bridge 25.11's definition, by hand") {
+  // Llama-3-8B at 8K: the score term is 12·L·s·q = 12 x 32 x 8192 x 4096 FLOPs per token, and a
+  // query attends (s + 1)/2 keys on average under the causal mask.
+  ModelSpec l = load_model("llama-3-8b");
+  const double s = 8192, full = 12.0 * 32 * 8192 * 4096;
+  CHECK(training_score_flops(l, s, 1) / s == doctest::Approx(full));
+  CHECK(training_score_flops_causal(l, s, 1) / s == doctest::Approx(full * (s + 1) / 2 / s));
+  // 57.9 → 51.5 GFLOP per token: what Megatron-Bridge 25.11's table implies for this model at
+  // 8K (1,576 TFLOP/s at 30,624 tok/s per GPU on 8 B200: 51.46 GFLOP per token).
+  const double causal = training_model_flops(l, s, 1) / s - full + full * (s + 1) / 2 / s;
+  CHECK(causal / 1e9 == doctest::Approx(51.5).epsilon(0.003));
+  // Sliding-window layers (gpt-oss: half of them, 128 tokens) count at most the window:
+  // w(2s − w + 1)/(2s) keys on average.
+  ModelSpec g = load_model("gpt-oss-120b");
+  REQUIRE(g.sliding_window == 128);
+  const double per_layer = training_score_flops(g, 4096, 1) / g.layers / 4096;  // s keys
+  const double keys = (g.layers - g.sliding_layers) * (4096 + 1) / 2.0 +
+                      g.sliding_layers * 128.0 * (2 * 4096 - 128 + 1) / (2 * 4096);
+  CHECK(training_score_flops_causal(g, 4096, 1) / 4096 == doctest::Approx(per_layer / 4096 * keys));
+}
+
 TEST_CASE("train step: MoE token permutes of Megatron's alltoall dispatcher") {
   // tiny_moe: hidden 16, 4 experts, top 2. At ep 2 each GPU holds 2 experts, so besides the
   // permute it sorts the received chunks after the dispatch and back before the combine; each
