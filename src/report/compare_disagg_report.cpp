@@ -58,9 +58,10 @@ void print_disagg_compare(std::ostream& os, const DisaggComparison& c) {
       const std::string name = first ? d.spec.name : "";
       if (!r) {
         // A mixed cluster has no aggregated engine (one GPU kind per engine).
+        // The planner's message below the table says why (memory or the limits).
         const std::string why = first && d.out.prefill_gpu != d.out.decode_gpu
                                     ? "mixed GPUs: one kind per engine"
-                                    : "no plan within the limits";
+                                    : "none fits and meets the limits";
         t.add_row({name, mode, "-", "-", "-", "-", "-", "-", "-", why});
         continue;
       }
