@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // --help and --version print and succeed; an error says what and the closest name first.
     if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
-    std::cerr << topoplan::cli::parse_error_text(e, app, argc, argv)
+    std::cerr << "topoplan: " << topoplan::cli::parse_error_text(e, app, argc, argv)
               << "\nRun with --help for more information.\n";
     return 2;
   }

@@ -353,6 +353,14 @@ void explain_no_split(DisaggOutput& out, const std::map<int, std::vector<Prefill
                          " ms per token at one sequence per replica";
     return;
   }
+  if (out.request.ttft_max_ms <= 0 && out.request.tpot_max_ms <= 0) {
+    // No limit to blame: some splits fit a prefill pool and others a decode pool, none both.
+    out.status = "no_plan_fits";
+    out.status_message =
+        "no split fits a strategy in both pools at once: each pool needs more of the servers "
+        "(or of one server's GPUs) than the other leaves it (try more servers)";
+    return;
+  }
   out.status_message = "no split of the servers meets --ttft-max/--tpot-max with both pools";
 }
 

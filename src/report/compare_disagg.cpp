@@ -34,10 +34,10 @@ double hourly(const DisaggDesignResult& d, const std::string& gpu, int gpus) {
   return p ? gpus * p->value : 0;
 }
 
-void finish_row(ServingRow& r) {
+// `priced`: every GPU of the row has a price (0 is a price: a row of owned GPUs costs nothing).
+void finish_row(ServingRow& r, bool priced) {
   r.tokens_per_s_per_gpu = r.gpus > 0 ? r.tokens_per_s / r.gpus : 0;
-  if (r.usd_per_hour > 0 && r.tokens_per_s > 0)
-    r.usd_per_mtok = usd_per_mtok(r.usd_per_hour, r.tokens_per_s);
+  if (priced && r.tokens_per_s > 0) r.usd_per_mtok = usd_per_mtok(r.usd_per_hour, r.tokens_per_s);
 }
 
 ServingRow aggregated_row(const DisaggDesignResult& d, const PlanResult& p) {
@@ -49,7 +49,7 @@ ServingRow aggregated_row(const DisaggDesignResult& d, const PlanResult& p) {
   r.tpot_ms = p.tpot_ms;
   r.tokens_per_s = p.tokens_per_s;
   r.usd_per_hour = hourly(d, d.out.prefill_gpu, r.gpus);
-  finish_row(r);
+  finish_row(r, price_of(d, d.out.prefill_gpu).has_value());
   return r;
 }
 
@@ -67,7 +67,7 @@ ServingRow disagg_row(const DisaggDesignResult& d, const DisaggResult& b) {
   // Priced only when both pools are (a half-priced system would look cheap).
   const bool both = price_of(d, b.prefill.gpu) && price_of(d, b.decode.gpu);
   r.usd_per_hour = both ? p + q : 0;
-  finish_row(r);
+  finish_row(r, both);
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -79,8 +80,17 @@ std::pair<int, int> range_of(const JsonReader& r, const char* key) {
 void read_runs(const Topology& t, const JsonReader& plan, PlanView& v) {
   const JsonReader runs = plan.object("placement_runs");
   const Strategy s{.tp = v.tp, .pp = v.pp, .dp = v.dp, .ep = v.ep};
-  const PlacementOrder order = parse_placement_order(runs.str("order"));
+  PlacementOrder order{};
+  try {
+    order = parse_placement_order(runs.str("order"));
+  } catch (const UnknownNameError& e) {
+    runs.fail(runs.pointer_to("order"), e.detail());
+  }
+  const long long ranks = static_cast<long long>(v.tp) * v.pp * v.dp;
+  if (runs.number("ranks", 0, true) != static_cast<double>(ranks))
+    runs.fail(runs.pointer_to("ranks"), "must be tp x pp x dp = " + std::to_string(ranks));
   std::map<std::pair<int, int>, int> gpu_at;  // (node, local GPU) → device
+  std::set<int> used;
   for (int d : t.gpus()) gpu_at[{t.device(d).node, t.device(d).local_index}] = d;
   const json& list = runs.at("runs");
   if (!list.is_array()) runs.fail(runs.pointer_to("runs"), "expected an array");
@@ -89,17 +99,27 @@ void read_runs(const Topology& t, const JsonReader& plan, PlanView& v) {
                                                runs.pointer_to("runs") + "/" + std::to_string(i));
     const std::pair<int, int> nodes = range_of(r, "nodes"), gpus = range_of(r, "gpus");
     int rank = r.integer("rank", 0);
+    if (rank != static_cast<int>(v.ranks.size()))
+      r.fail(r.pointer_to("rank"), "must be " + std::to_string(v.ranks.size()) +
+                                       " (the ranks of the runs before it, in rank order)");
     for (int n = nodes.first; n <= nodes.second; ++n)
       for (int g = gpus.first; g <= gpus.second; ++g, ++rank) {
         const auto dev = gpu_at.find({n, g});
         if (dev == gpu_at.end())
           r.fail(r.pointer(), "no GPU " + std::to_string(g) + " on server " + std::to_string(n) +
                                   " of topology '" + t.name + "'");
-        if (rank >= v.tp * v.pp * v.dp) r.fail(r.pointer(), "more ranks than tp x pp x dp");
+        if (rank >= ranks) r.fail(r.pointer(), "more ranks than tp x pp x dp");
+        if (!used.insert(dev->second).second)
+          r.fail(r.pointer(), "GPU " + std::to_string(g) + " of server " + std::to_string(n) +
+                                  " holds a rank of an earlier run too");
         const RankCoords c = rank_coords(s, order, rank);
         v.ranks.push_back({dev->second, c.tp, c.pp, c.dp});
       }
   }
+  // Every rank once (each run starts where the last ended, so none is missing in between).
+  if (static_cast<long long>(v.ranks.size()) != ranks)
+    runs.fail(runs.pointer_to("runs"), "the runs hold " + std::to_string(v.ranks.size()) +
+                                           " ranks, not tp x pp x dp = " + std::to_string(ranks));
 }
 
 PlanView read_view(const Topology& t, const JsonReader& plan) {

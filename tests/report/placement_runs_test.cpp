@@ -7,6 +7,7 @@
 #include "report/diagram_overlay.hpp"
 #include "report/placement_runs.hpp"
 #include "report/plan_report.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
 #include "topoplan/topology_io.hpp"
 
@@ -88,4 +89,37 @@ TEST_CASE("placement runs: plan --json writes runs past 4,096 ranks, the overlay
   CHECK(a.fill == b.fill);
   CHECK(a.tag == b.tag);
   CHECK(a.fill.size() == out.placement->ranks.size());
+}
+
+TEST_CASE("placement runs: a run list that does not place every rank once is refused") {
+  ClusterOptions o;
+  o.nodes = 520;
+  const Topology t = load_topology("hgx-h100-8", o);
+  Router router(t);
+  PlanRequest q;
+  q.top = 1;
+  const PlanOutput out = plan(load_model("llama-3-8b"), router, q);
+  std::ostringstream os;
+  print_plan_json(os, out);
+  const std::string good = os.str();
+  auto with = [&good](const std::string& from, const std::string& to) {
+    std::string s = good;
+    const auto at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+  };
+  auto refused = [&t](const std::string& text, const std::string& what) {
+    try {
+      overlay_from_plan_json(t, text, "p.json", ColorBy::Tp);
+      FAIL("accepted");
+    } catch (const InputError& e) {
+      CHECK(std::string(e.what()).find(what) != std::string::npos);
+    }
+  };
+  // Half the servers: 2,080 of 4,160 ranks.
+  refused(with("\"nodes\": [\n              0,\n              519\n            ]",
+               "\"nodes\": [\n              0,\n              259\n            ]"),
+          "the runs hold 2080 ranks");
+  refused(with("\"ranks\": 4160", "\"ranks\": 100"), "must be tp x pp x dp = 4160");
+  refused(with("\"order\": \"tp-pp-dp\"", "\"order\": \"zz\""), "/placement_runs/order");
 }
