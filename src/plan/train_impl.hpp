@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "plan/comm_sms.hpp"
 #include "topoplan/collective.hpp"
 #include "topoplan/perf.hpp"
 #include "topoplan/train.hpp"
@@ -22,9 +23,6 @@ namespace topoplan::train {
 // 3.21 TB/s, the fp32 -> bf16 foreach copy 2.12 ms for 6 B/param = 3.23 TB/s; 3.21/4.8 = 0.67.
 inline constexpr double kOptimizerBytesPerParam = 36;
 inline constexpr double kOptimizerHbmFraction = 0.67;
-// SMs DualPipe gives to the overlapped all-to-all (DeepSeek-V3 §3.2.2: 20 of the H800's 132);
-// a GPU without a catalog SM count is charged that same share.
-inline constexpr double kDualPipeCommSms = 20, kH800Sms = 132;
 
 // Backward cost relative to the forward, per kernel family, measured on the H200 (docs/training.md,
 // "H200 measurement"; topologies/calibration/train-layer-h200-2026-12-03-{2,3}.json, torch.profiler

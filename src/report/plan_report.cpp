@@ -206,8 +206,8 @@ void print_plan_json(std::ostream& os, const PlanOutput& out, bool placement_det
   // The long arrays (one entry per GPU) are streamed into the dump, not built as a tree.
   std::vector<Splice> splices;
   std::vector<std::string> used;
-  const bool runs = !placement_detail && out.placement &&
-                    out.placement->ranks.size() > kPlacementListRanks;
+  const bool runs =
+      !placement_detail && out.placement && out.placement->ranks.size() > kPlacementListRanks;
   if (runs) {
     j["gpus_used"] = nullptr;
     j["gpus_used_runs"] = placement_runs_json(out.placement->ranks, out.placement->order)["runs"];

@@ -118,9 +118,9 @@ TEST_CASE("compare --disagg: serving only") {
 
 TEST_CASE("compare --disagg: a price of 0 is a price (owned GPUs), not a missing one") {
   const ModelSpec m = load_model("llama-3-8b");
-  const DisaggComparison c = compare_disagg(
-      m, {parse_design("hgx-h100-8:nodes=2"), parse_design("hgx-h200-8:nodes=2")}, request(),
-      {0.0});
+  const DisaggComparison c =
+      compare_disagg(m, {parse_design("hgx-h100-8:nodes=2"), parse_design("hgx-h200-8:nodes=2")},
+                     request(), {0.0});
   CHECK(c.criterion == "usd_per_mtok");
   for (const DisaggDesignResult& d : c.designs)
     for (const ServingRow& r : d.rows) {
