@@ -16,12 +16,14 @@
 namespace topoplan::report {
 
 // One design: "TOPO[:key=value]..." with keys nodes, fabric, fabric-link, tiers,
-// oversubscription, price (USD per GPU-hour) and name (the column label).
+// oversubscription, price (USD per GPU-hour), price.GPU (one GPU kind's, for a mixed cluster)
+// and name (the column label).
 struct DesignSpec {
   std::string text;      // as given
   std::string topology;  // built-in name or file
   ClusterOptions cluster;
   std::optional<double> usd_per_gpu_hour;
+  std::vector<std::pair<std::string, double>> gpu_prices;  // price.H20=1.2: (GPU model, USD/h)
   std::string name;    // label; default: the topology name (+ "x<nodes>")
   bool named = false;  // name= given
 };

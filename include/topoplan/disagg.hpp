@@ -103,6 +103,7 @@ struct DisaggOutput {
   std::string prefill_gpu, decode_gpu;  // each pool's GPU model
   int gpus = 0, nodes = 0;
   PlanRequest request;
+  DisaggRequest disagg;  // what plan_disagg was asked (pools, rate, KV transfer mode)
   std::optional<DisaggResult> best;
   std::vector<DisaggResult> splits;  // the best of every split tried, best first
   // The best aggregated plan on the same GPUs at the same limits, and the comparison.

@@ -206,7 +206,8 @@ SendRecvPattern parse_pattern(const CollectiveArgs& a, CollOp op) {
 // Sizes as nccl-tests runs them: whole elements, and for the ops that give every rank an equal
 // part (all-gather, reduce-scatter, all-to-all, gather, scatter, hypercube) whole elements per
 // rank, rounded down (nccl-tests' count = bytes / type size [/ ranks]; its size column is that
-// count's bytes). A size below one element (per rank) is refused alone, dropped from a sweep.
+// count's bytes). A size below one element (per rank) is refused alone; in a sweep it is left
+// out and stderr says so (nccl-tests would print a row of 0 bytes).
 std::vector<double> whole_elements(const std::vector<double>& sizes, CollOp op, double element,
                                    int ranks, const char* flag) {
   const bool per_rank = op == CollOp::AllGather || op == CollOp::ReduceScatter ||
@@ -214,12 +215,19 @@ std::vector<double> whole_elements(const std::vector<double>& sizes, CollOp op, 
                         op == CollOp::Hypercube;
   const double unit = element * (per_rank ? ranks : 1);
   std::vector<double> out;
+  int dropped = 0;
   for (double s : sizes)
-    if (const double whole = std::floor(s / unit) * unit; whole > 0) out.push_back(whole);
-  if (out.empty())
-    throw InputError(flag, "",
-                     "below one " + std::string(per_rank ? "element per rank (" : "element (") +
-                         std::to_string(static_cast<long long>(unit)) + " B): nothing to send");
+    if (const double whole = std::floor(s / unit) * unit; whole > 0)
+      out.push_back(whole);
+    else
+      ++dropped;
+  const std::string below = "below one " +
+                            std::string(per_rank ? "element per rank (" : "element (") +
+                            std::to_string(static_cast<long long>(unit)) + " B)";
+  if (out.empty()) throw InputError(flag, "", below + ": nothing to send");
+  if (dropped > 0)
+    std::cerr << "topoplan: note: " << flag << ": " << dropped << " size"
+              << (dropped > 1 ? "s" : "") << " " << below << " left out\n";
   return out;
 }
 

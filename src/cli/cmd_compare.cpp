@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/csv_option.hpp"
+#include "cli/option_groups.hpp"
 #include "report/chart_views.hpp"
 #include "report/compare.hpp"
 #include "report/html_report.hpp"
@@ -126,6 +127,28 @@ void take_bom_settings(const CLI::App& sub, CompareArgs& a) {
 
 }  // namespace
 
+// compare --help's headings (plan's, less what compare does not take, plus cost).
+const OptionGroups kCompareGroups{
+    {"Designs and cost", {"--topology", "--gpu-hour-price"}},
+    {"Model and workload",
+     {"--model", "--mode", "--batch", "--prompt", "--output", "--context", "--tpot-max",
+      "--ttft-max", "--mtp-accept", "--mtp-draft", "--workload", "--requests", "--concurrency"}},
+    {"Engine",
+     {"--engine", "--mem-util", "--prefill-chunk", "--fp8-block-gemm", "--cuda-graphs",
+      "--two-batch-overlap", "--nvls", "--moe-comm"}},
+    {"Search (pins and placement)",
+     {"--gpus", "--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement",
+      "--top", "--threads", "--quiet"}},
+    {"Training (--mode train)",
+     {"--seq", "--global-batch", "--micro-batch", "--vp", "--cp", "--zero", "--recompute", "--sp",
+      "--train-tokens", "--tp-comm-overlap", "--moe-dispatcher", "--pp-schedule",
+      "--no-flash-attention", "--dropout", "--no-timing"}},
+    {"Disaggregated serving (--disagg)", {"--disagg"}},
+    {"Bill of materials (--bom)",
+     {"--bom", "--prices", "--price", "--pue", "--kwh-price", "--years"}},
+    {"Output", {"--chart", "--html", "--json", "--csv"}},
+};
+
 void add_compare_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<CompareArgs>();
   auto* sub = app.add_subcommand(
@@ -167,6 +190,7 @@ void add_compare_command(CLI::App& app, Action& action) {
               "topoplan compare --mode train --model llama-3-8b --tokens 15T "
               "--topology hgx-h100-8:nodes=4 --topology hgx-h200-8:nodes=4 --topology "
               "hgx-b200-8:nodes=4");
+  group_options(*sub, kCompareGroups);
   sub->callback([&action, a, sub] {
     take_bom_settings(*sub, *a);
     action = [a] { return run_compare(*a); };

@@ -15,6 +15,7 @@
 #include "cli/csv_option.hpp"
 #include "cli/mode_flags.hpp"
 #include "cli/model_options.hpp"
+#include "cli/option_groups.hpp"
 #include "cli/plan_train.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/topology_options.hpp"
@@ -366,6 +367,33 @@ PlanRequestFlags add_plan_request_flags(CLI::App& sub) {
               }};
 }
 
+// plan --help's headings, in the order of each group's first flag.
+const OptionGroups kPlanGroups{
+    {"Model and workload",
+     {"--model", "--precision", "--kv-dtype", "--mode", "--batch", "--prompt", "--output",
+      "--context", "--tpot-max", "--ttft-max", "--mtp-accept", "--mtp-draft", "--workload",
+      "--requests", "--concurrency"}},
+    {"Cluster",
+     {"--topology", "--nodes", "--fabric", "--fabric-link", "--oversubscription", "--tiers",
+      "--gpus", "--calibration"}},
+    {"Engine",
+     {"--engine", "--mem-util", "--prefill-chunk", "--fp8-block-gemm", "--cuda-graphs",
+      "--two-batch-overlap", "--nvls", "--moe-comm", "--redundant-experts", "--ep-slots"}},
+    {"Search (pins and placement)",
+     {"--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement", "--top",
+      "--threads", "--quiet"}},
+    {"Training (--mode train)",
+     {"--seq", "--global-batch", "--micro-batch", "--vp", "--cp", "--zero", "--recompute", "--sp",
+      "--train-tokens", "--tp-comm-overlap", "--moe-dispatcher", "--pp-schedule",
+      "--no-flash-attention", "--dropout", "--no-timing"}},
+    {"Disaggregated serving (--disagg)",
+     {"--disagg", "--prefill-nodes", "--decode-nodes", "--kv-transfer", "--request-rate",
+      "--decode-server"}},
+    {"Output",
+     {"--json", "--csv", "--placement-detail", "--emit", "--render", "--color-by", "--html",
+      "--chart"}},
+};
+
 void add_plan_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<PlanArgs>();
   auto* sub = app.add_subcommand(
@@ -423,6 +451,7 @@ void add_plan_command(CLI::App& app, Action& action) {
   sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_option("--chart", a->chart,
                   "Pareto chart: tokens/s/GPU vs tokens/s/user, SLA, chosen plan (.svg/.png/.pdf)");
+  group_options(*sub, kPlanGroups);
   sub->callback([&action, a, sub] {
     action = [a, sub] {
       refuse_other_mode_flags(*sub, a->mode == "train", a->disagg);

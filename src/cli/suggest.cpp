@@ -41,6 +41,36 @@ std::string closest(const std::string& word, const std::vector<std::string>& nam
   return best;
 }
 
+// CLI11 lists the extra arguments last first, each split at blanks. Put them back in
+// command-line order, an argument that holds blanks whole and quoted ('tp8 pp2', not pp2 tp8).
+std::string extras_in_order(const std::string& listed, int argc, const char* const* argv) {
+  std::vector<std::string> words;
+  std::istringstream in(listed);
+  for (std::string w; in >> w;) words.push_back(w);
+  std::string out;
+  const auto append = [&out](const std::string& text) { out += (out.empty() ? "" : " ") + text; };
+  for (int i = 1; i < argc; ++i) {
+    std::istringstream parts(argv[i]);
+    std::vector<std::string> mine;
+    for (std::string w; parts >> w;) mine.push_back(w);
+    std::vector<std::string> rest = words;
+    bool all = !mine.empty();
+    for (const std::string& w : mine) {
+      const auto it = std::find(rest.begin(), rest.end(), w);
+      if (it == rest.end()) {
+        all = false;
+        break;
+      }
+      rest.erase(it);
+    }
+    if (!all) continue;
+    words = std::move(rest);
+    append(mine.size() > 1 ? "'" + std::string(argv[i]) + "'" : std::string(argv[i]));
+  }
+  for (auto w = words.rbegin(); w != words.rend(); ++w) append(*w);
+  return out;
+}
+
 }  // namespace
 
 std::string suggest(const CLI::App& app, int argc, const char* const* argv) {
@@ -82,14 +112,8 @@ std::string parse_error_text(const CLI::ParseError& e, const CLI::App& app, int 
                              const char* const* argv) {
   std::string what = e.what();
   const std::string extras = "The following arguments were not expected: ";
-  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && what.rfind(extras, 0) == 0) {
-    std::istringstream words(what.substr(extras.size()));
-    std::vector<std::string> args;
-    for (std::string w; words >> w;) args.push_back(w);
-    std::reverse(args.begin(), args.end());
-    what = extras;
-    for (std::size_t i = 0; i < args.size(); ++i) what += (i ? " " : "") + args[i];
-  }
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && what.rfind(extras, 0) == 0)
+    what = extras + extras_in_order(what.substr(extras.size()), argc, argv);
   const std::string hint = suggest(app, argc, argv);
   return hint.empty() ? what : what + " (" + hint + ")";
 }

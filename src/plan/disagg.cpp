@@ -380,6 +380,7 @@ DisaggOutput plan_disagg(const ModelSpec& model, const Router& router, const Pla
   out.gpus = static_cast<int>(t.gpus().size());
   out.nodes = t.node_count();
   out.request = request;
+  out.disagg = disagg;
   if (out.gpus < 2) throw InputError(t.name, "", "--disagg needs at least 2 GPUs, one per pool");
   const CollectiveModel comm(router,
                              request.comm_tuning ? *request.comm_tuning : NcclTuning::builtin());

@@ -33,6 +33,13 @@ std::string gpu_hour_price_problem(double usd);
 // nullopt otherwise. Design keys and --price items.
 std::optional<double> finite_number(const std::string& text);
 
+// The price of one GPU kind on a design: price.GPU=, then price=, then --gpu-hour-price, then
+// the catalog's dated default; nullopt when none.
+std::optional<Sourced> design_gpu_price(const DesignSpec& spec, const std::string& gpu_model,
+                                        std::optional<double> flag_price);
+// Refuses a price.GPU= key that names none of `gpu_models` (the design's GPU kinds).
+void check_gpu_prices(const DesignSpec& spec, const std::vector<std::string>& gpu_models);
+
 // Dated default price per GPU-hour of `gpu_model`, nullopt when the catalog has none.
 std::optional<Sourced> default_gpu_hour_price(const std::string& gpu_model);
 

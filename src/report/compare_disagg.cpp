@@ -13,15 +13,6 @@ namespace topoplan::report {
 
 namespace {
 
-// A GPU kind's price on this design: price=, then --gpu-hour-price, then the catalog's.
-std::optional<Sourced> gpu_price(const DesignSpec& spec, const std::string& gpu,
-                                 std::optional<double> flag_price) {
-  if (spec.usd_per_gpu_hour)
-    return Sourced{*spec.usd_per_gpu_hour, "price= in --topology " + spec.text};
-  if (flag_price) return Sourced{*flag_price, "--gpu-hour-price"};
-  return default_gpu_hour_price(gpu);
-}
-
 const std::optional<Sourced>& price_of(const DisaggDesignResult& d, const std::string& gpu) {
   for (const auto& [kind, price] : d.prices)
     if (kind == gpu) return price;
@@ -106,9 +97,11 @@ DisaggDesignResult run_design(const ModelSpec& model, const DesignSpec& spec,
       d.gpu_counts.emplace_back(kind, 0);
     ++d.gpu_counts.back().second;
   }
-  d.prices.emplace_back(d.out.prefill_gpu, gpu_price(spec, d.out.prefill_gpu, flag_price));
-  if (d.out.decode_gpu != d.out.prefill_gpu)
-    d.prices.emplace_back(d.out.decode_gpu, gpu_price(spec, d.out.decode_gpu, flag_price));
+  std::vector<std::string> kinds{d.out.prefill_gpu};
+  if (d.out.decode_gpu != d.out.prefill_gpu) kinds.push_back(d.out.decode_gpu);
+  check_gpu_prices(spec, kinds);
+  for (const std::string& kind : kinds)
+    d.prices.emplace_back(kind, design_gpu_price(spec, kind, flag_price));
   if (d.out.aggregated) d.rows.push_back(aggregated_row(d, *d.out.aggregated));
   if (d.out.best) d.rows.push_back(disagg_row(d, *d.out.best));
   return d;

@@ -130,12 +130,8 @@ DesignPower design_power(const Topology& t, const DesignSpec& spec, const std::s
   p.gpu_W = {gpu.power_W, "catalog gpus.json " + gpu.name + ": " + gpu.source};
   p.server_overhead_W = server_overhead_W(gpu_model);
   p.power_W = gpus * p.gpu_W.value + servers * p.server_overhead_W.value;
-  if (spec.usd_per_gpu_hour)
-    p.usd_per_gpu_hour = Sourced{*spec.usd_per_gpu_hour, "price= in --topology " + spec.text};
-  else if (flag_price)
-    p.usd_per_gpu_hour = Sourced{*flag_price, "--gpu-hour-price"};
-  else
-    p.usd_per_gpu_hour = default_gpu_hour_price(gpu_model);
+  check_gpu_prices(spec, {gpu_model});
+  p.usd_per_gpu_hour = design_gpu_price(spec, gpu_model, flag_price);
   return p;
 }
 
@@ -147,7 +143,7 @@ void check_prices(const std::vector<DesignSpec>& designs, const std::vector<doub
                                            std::to_string(prices.size()));
   for (double p : prices)
     if (const std::string bad = gpu_hour_price_problem(p); !bad.empty())
-      throw FieldError("gpu_hour_price", bad + ", got " + std::to_string(p));
+      throw FieldError("gpu_hour_price", bad + ", got " + fmt("%g", p));
 }
 
 std::optional<double> design_flag_price(const std::vector<double>& prices, std::size_t i) {

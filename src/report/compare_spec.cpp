@@ -115,17 +115,23 @@ DesignSpec parse_design(const std::string& text) {
       d.cluster.tiers = count_of(key, value, text);
     else if (key == "oversubscription")
       d.cluster.oversubscription = number_of(key, value, text);
-    else if (key == "price") {
-      d.usd_per_gpu_hour = number_of(key, value, text);
-      if (const std::string bad = gpu_hour_price_problem(*d.usd_per_gpu_hour); !bad.empty())
-        bad_spec(text, "price=" + value + ": " + bad);
+    else if (key == "price" || key.rfind("price.", 0) == 0) {
+      const double usd = number_of(key, value, text);
+      if (const std::string bad = gpu_hour_price_problem(usd); !bad.empty())
+        bad_spec(text, key + "=" + value + ": " + bad);
+      if (key == "price")
+        d.usd_per_gpu_hour = usd;
+      else if (key.size() == 6)
+        bad_spec(text, "price.=: name the GPU model (price.H20=1.2)");
+      else
+        d.gpu_prices.emplace_back(key.substr(6), usd);
     } else if (key == "name") {
       d.name = value;
       d.named = true;
     } else
-      throw UnknownNameError(
-          "design key", key,
-          {"fabric", "fabric-link", "name", "nodes", "oversubscription", "price", "tiers"});
+      throw UnknownNameError("design key", key,
+                             {"fabric", "fabric-link", "name", "nodes", "oversubscription", "price",
+                              "price.GPU", "tiers"});
   }
   // A file design is labelled by its file name without folders and .json (a path in every row
   // and sentence is hard to read; with_unique_names falls back to the text if two collide).
@@ -169,6 +175,26 @@ Sourced server_overhead_W(const std::string& gpu_model) {
   for (const GpuFigure& f : costs().overhead_W)
     if (f.gpu == gpu_model) return f.figure;
   return costs().default_overhead_W;
+}
+
+std::optional<Sourced> design_gpu_price(const DesignSpec& spec, const std::string& gpu_model,
+                                        std::optional<double> flag_price) {
+  for (const auto& [gpu, usd] : spec.gpu_prices)
+    if (gpu == gpu_model) return Sourced{usd, "price." + gpu + "= in --topology " + spec.text};
+  if (spec.usd_per_gpu_hour)
+    return Sourced{*spec.usd_per_gpu_hour, "price= in --topology " + spec.text};
+  if (flag_price) return Sourced{*flag_price, "--gpu-hour-price"};
+  return default_gpu_hour_price(gpu_model);
+}
+
+void check_gpu_prices(const DesignSpec& spec, const std::vector<std::string>& gpu_models) {
+  for (const auto& entry : spec.gpu_prices) {
+    if (std::find(gpu_models.begin(), gpu_models.end(), entry.first) != gpu_models.end()) continue;
+    std::string known;
+    for (const std::string& g : gpu_models) known += (known.empty() ? "" : ", ") + g;
+    bad_spec(spec.text, "price." + entry.first + "=: the design has no GPU '" + entry.first +
+                            "' (its GPUs: " + known + ")");
+  }
 }
 
 std::optional<Sourced> default_gpu_hour_price(const std::string& gpu_model) {

@@ -31,6 +31,8 @@ struct Overlay {
   std::map<int, std::string> tag;   // device index → text added to its label ("TP0 r3")
   std::vector<std::pair<std::string, std::string>> fill_legend;  // (colour, "TP group 0")
   std::vector<OverlayHighlight> highlights;
+  // What the highlighted links mean, for the legend.
+  std::string highlight_legend = "bottleneck link of a group kind (its load)";
   // Devices of the first pipeline (tp rank 0, dp replica 0) in stage order: drawn as arrows
   // between the servers that hold consecutive stages when servers are drawn compact.
   std::vector<int> pp_chain;
@@ -45,6 +47,10 @@ struct DiagramOptions {
   // A plan overlay on more than one server draws each server it uses as one compact box (its
   // GPUs as coloured cells), this many per row, in server order; --expand draws them in full.
   int compact_per_row = 4;
+  // At most this many compact servers are drawn (Graphviz's layout grows faster than linearly:
+  // 128 boxes took 4.6 s, 256 more than 100 s); the servers of the first pipeline come first,
+  // then the rest in server order, and the others of the plan fold into one counted box.
+  int compact_max = 32;
   const Overlay* overlay = nullptr;
 };
 
@@ -101,6 +107,7 @@ struct Diagram {
   std::vector<Row> rows;
   std::vector<LinkKind> kinds;  // link kinds present (the legend)
   std::vector<std::pair<std::string, std::string>> fill_legend;
+  std::string highlight_legend = "bottleneck link of a group kind (its load)";
 };
 
 Diagram build_diagram(const Topology& t, const DiagramOptions& options);

@@ -75,6 +75,34 @@ std::vector<int> sockets_of(const Topology& t) {
   return socket;
 }
 
+// The server template of a node: a mixed cluster's group that holds it, else the fabric's.
+std::string server_name(const Topology& t, int node) {
+  int end = 0;
+  for (const ServerGroupInfo& g : t.fabric.groups)
+    if (node < (end += g.nodes)) return g.server;
+  return t.fabric.server.empty() ? t.name : t.fabric.server;
+}
+
+// "96 GPUs × H100-SXM", or per model in first-seen order for a mixed cluster:
+// "96 GPUs (32 × H200-SXM, 64 × H20)".
+std::string gpu_summary(const Topology& t) {
+  std::vector<std::pair<std::string, int>> models;
+  for (int g : t.gpus()) {
+    const std::string& m = t.device(g).model;
+    auto it =
+        std::find_if(models.begin(), models.end(), [&m](const auto& e) { return e.first == m; });
+    if (it == models.end())
+      models.emplace_back(m, 1);
+    else
+      ++it->second;
+  }
+  std::string text = std::to_string(t.gpus().size()) + " GPUs";
+  if (models.size() == 1) return text + " × " + models.front().first;
+  for (std::size_t i = 0; i < models.size(); ++i)
+    text += (i ? ", " : " (") + std::to_string(models[i].second) + " × " + models[i].first;
+  return models.empty() ? text : text + ")";
+}
+
 struct Builder {
   const Topology& t;
   const DiagramOptions& o;
@@ -112,7 +140,7 @@ struct Builder {
 
   std::string server_cluster(int node_index) {
     const std::string key = "server" + std::to_string(node_index);
-    std::string label = t.fabric.server.empty() ? t.name : t.fabric.server;
+    std::string label = server_name(t, node_index);
     if (t.node_count() > 1) label = "n" + std::to_string(node_index) + ": " + label;
     add_cluster(key, label, "", "#fafafa");
     return key;
@@ -162,11 +190,24 @@ struct Builder {
   // (GPU cells coloured by group) so that every server of the plan appears, in order.
   std::set<int> compact;
 
+  std::set<int> folded;  // servers of the plan beyond compact_max: one "more of the plan" box
+
   void choose_compact() {
     if (!o.overlay || o.expand) return;
     std::set<int> used;
     for (const auto& entry : o.overlay->fill) used.insert(std::max(t.device(entry.first).node, 0));
-    if (used.size() > 1) compact = std::move(used);
+    if (used.size() <= 1) return;
+    const std::size_t cap = static_cast<std::size_t>(std::max(o.compact_max, 1));
+    for (int dev : o.overlay->pp_chain) {
+      const int server = std::max(t.device(dev).node, 0);
+      if (compact.size() < cap && used.count(server)) compact.insert(server);
+    }
+    for (int server : used) {
+      if (compact.size() < cap)
+        compact.insert(server);
+      else if (!compact.count(server))
+        folded.insert(server);
+    }
   }
 
   bool drawn_server(int node) const {
@@ -222,7 +263,9 @@ struct Builder {
       if (dev.type == DeviceType::NetSwitch)
         node_of[i] = switch_device(di, dev);
       else if (!compact.empty())
-        node_of[i] = drawn_server(dev.node) ? compact_server(dev) : node("more-servers", dev, "");
+        node_of[i] = drawn_server(dev.node)                ? compact_server(dev)
+                     : folded.count(std::max(dev.node, 0)) ? node("more-plan-servers", dev, "")
+                                                           : node("more-servers", dev, "");
       else if (collapse_servers && dev.node > 0)
         node_of[i] = node("more-servers", dev, "");
       else
@@ -322,9 +365,17 @@ struct Builder {
       } else if (dn.devices == 1) {
         dn.label = local_id(dev.id) + "\n" + hw;
         if (dev.type == DeviceType::NetSwitch) dn.label = dev.id + "\n" + hw;
+      } else if (dn.key == "more-plan-servers") {
+        dn.label = "× " + std::to_string(servers[n].size()) + " more servers of the plan\n(" +
+                   std::to_string(gpus[n]) + " GPUs, groups as drawn)";
+        dn.fill = "#d9d9d9";
+        d.notes.push_back(std::to_string(compact.size()) + " of the plan's " +
+                          std::to_string(compact.size() + folded.size()) +
+                          " servers drawn (the first pipeline's first); the rest folded");
       } else if (dn.key == "more-servers") {
-        dn.label = "× " + std::to_string(servers[n].size()) + " more servers like this\n(" +
-                   std::to_string(gpus[n]) + " GPUs, " + std::to_string(nics[n]) + " NICs)";
+        dn.label = "× " + std::to_string(servers[n].size()) + " more servers" +
+                   templates_text(servers[n]) + "\n(" + std::to_string(gpus[n]) + " GPUs, " +
+                   std::to_string(nics[n]) + " NICs)";
         dn.fill = "#e8e8e8";
         d.notes.push_back("one server drawn in full, " + std::to_string(servers[n].size()) +
                           " more like it stacked (--expand draws all)");
@@ -351,11 +402,29 @@ struct Builder {
     }
   }
 
+  // " like this" when the folded servers share one template, else each template's count
+  // (a mixed cluster): " (3 × hgx-h200-8, 8 × hgx-h20-8)".
+  std::string templates_text(const std::set<int>& servers) const {
+    std::vector<std::pair<std::string, int>> count;  // server order
+    for (int s : servers) {
+      const std::string name = server_name(t, std::max(s, 0));
+      if (count.empty() || count.back().first != name)
+        count.emplace_back(name, 1);
+      else
+        ++count.back().second;
+    }
+    if (count.size() <= 1) return " like this";
+    std::string text;
+    for (const auto& [name, k] : count)
+      text += (text.empty() ? " (" : ", ") + std::to_string(k) + " × " + name;
+    return text + ")";
+  }
+
   // A compact server: its name, and one cell per GPU (local order) with the overlay's colour
   // and tag; what lies inside (NVSwitch, PCIe, NICs) is summarized in the header.
   void label_compact(DiagramNode& dn, int n, const Device& dev) {
-    const std::string server = t.fabric.server.empty() ? t.name : t.fabric.server;
-    dn.label = "n" + std::to_string(std::max(dev.node, 0)) + ": " + server;
+    const int server = std::max(dev.node, 0);
+    dn.label = "n" + std::to_string(server) + ": " + server_name(t, server);
     dn.fill = "#fafafa";
     std::vector<std::pair<int, int>> gpus;  // (local index, device)
     for (int g : t.gpus())
@@ -448,14 +517,13 @@ struct Builder {
     for (const DiagramEdge& e : d.edges)
       if (!e.invisible && !e.chain) kinds.insert(e.kind);
     d.kinds.assign(kinds.begin(), kinds.end());
-    const int gpus = static_cast<int>(t.gpus().size());
-    d.title = t.name + ": " + std::to_string(gpus) + " GPUs";
-    if (!t.gpus().empty()) d.title += " × " + t.device(t.gpus().front()).model;
+    d.title = t.name + ": " + gpu_summary(t);
     if (t.node_count() > 1) d.title += ", " + std::to_string(t.node_count()) + " servers";
     if (!t.fabric.kind.empty()) d.title += ", " + t.fabric.kind + " " + t.fabric.link;
     if (o.overlay) {
       d.caption = o.overlay->caption;
       d.fill_legend = o.overlay->fill_legend;
+      d.highlight_legend = o.overlay->highlight_legend;
     }
     std::sort(d.notes.begin(), d.notes.end());
     d.notes.erase(std::unique(d.notes.begin(), d.notes.end()), d.notes.end());

@@ -40,7 +40,7 @@ std::string legend_html(const Diagram& d) {
   for (LinkKind k : d.kinds) row(link_colour(k), link_kind_label(k), 6);
   bool highlighted = false, chain = false;
   for (const DiagramEdge& e : d.edges) highlighted |= e.highlight, chain |= e.chain;
-  if (highlighted) row("#e6007e", "bottleneck link of a group kind (its load)", 6);
+  if (highlighted) row("#e6007e", d.highlight_legend, 6);
   if (chain) row("#333333", "pipeline: stage → next stage on another server (dashed)", 2);
   for (const auto& [colour, text] : d.fill_legend) row(colour, text, 14);
   return "<TABLE BORDER=\"1\" CELLBORDER=\"0\" CELLSPACING=\"3\" BGCOLOR=\"white\">"

@@ -62,6 +62,7 @@ Overlay overlay_from_disagg(const Topology& t, const ModelSpec& m, const DisaggO
   o.fill_legend = {{kPrefillColour, pool_text("prefill", r.prefill)},
                    {kDecodeColour, pool_text("decode", r.decode)}};
   add_kv_highlight(t, m, r, o);
+  o.highlight_legend = "narrowest link of the first KV stream (time per request)";
   o.caption = "disaggregated: " + out.model + ", " + r.ratio + " | TTFT " + fmt("%.0f", r.ttft_ms) +
               " ms, TPOT " + fmt("%.1f", r.tpot_ms) + " ms, " + fmt("%.2f", r.requests_per_s) +
               " req/s, goodput " + count_text(r.goodput_tokens_per_s) + " tok/s (" +

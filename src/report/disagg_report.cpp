@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/json_number.hpp"
 #include "report/table.hpp"
 #include "topoplan/units.hpp"
 
@@ -152,11 +153,13 @@ void print_disagg_json(std::ostream& os, const DisaggOutput& out) {
                  {"gpus", out.gpus},
                  {"nodes", out.nodes},
                  {"request",
-                  {{"prompt", q.prompt},
-                   {"output", q.output},
+                  {{"prompt", json_count(q.prompt)},
+                   {"output", json_count(q.output)},
                    {"ttft_max_ms", limit_json(q.ttft_max_ms)},
                    {"tpot_max_ms", limit_json(q.tpot_max_ms)},
-                   {"mtp_accept", limit_json(q.mtp_accept)}}},
+                   {"mtp_accept", limit_json(q.mtp_accept)},
+                   {"kv_transfer", out.disagg.kv_layerwise ? "layerwise" : "after"},
+                   {"two_batch_overlap", q.two_batch_overlap}}},
                  {"status", out.status},
                  {"status_message", out.status_message},
                  // `plan --json`'s name for it (README "Exit codes"); status_message stays.

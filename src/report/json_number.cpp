@@ -25,4 +25,9 @@ double json_number(double x) {
   return std::strtod(buf, nullptr);
 }
 
+nlohmann::ordered_json json_count(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 9e15) return static_cast<long long>(v);
+  return v;
+}
+
 }  // namespace topoplan::report

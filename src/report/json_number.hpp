@@ -1,6 +1,8 @@
 // Numbers for JSON output that do not change with the last floating-point bit.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 namespace topoplan::report {
 
 // `x` rounded so that golden files compare equal across Debug (-O0), release (-O2) and sanitizer
@@ -10,5 +12,9 @@ namespace topoplan::report {
 // noise sits in the last one or two). 0, NaN and infinities pass through unchanged.
 // Integer quantities (counts, ids) should stay integer-typed and not go through this.
 double json_number(double x);
+
+// Counts (sequences, tokens) are whole numbers: JSON integers. A fractional one (an average)
+// stays a float.
+nlohmann::ordered_json json_count(double v);
 
 }  // namespace topoplan::report

@@ -19,12 +19,7 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Counts (sequences, tokens) are whole numbers: JSON integers. A fractional one (an average)
-// stays a float.
-ordered_json count(double v) {
-  if (std::floor(v) == v && std::fabs(v) < 9e15) return static_cast<long long>(v);
-  return v;
-}
+ordered_json count(double v) { return json_count(v); }
 
 // An unset limit or option (0 in the request): null, not 0.0.
 ordered_json unset_if_zero(double v) {
@@ -137,6 +132,7 @@ ordered_json request_json(const PlanOutput& o) {
                  {"cuda_graphs", r.cuda_graphs},
                  {"nvls", r.nvls},
                  {"moe_comm", to_string(r.moe_comm)},
+                 {"two_batch_overlap", r.two_batch_overlap},
                  {"workload", to_string(r.workload)},
                  {"fp8_block_gemm", to_string(r.fp8_block_gemm)},
                  {"requests", r.requests > 0 ? count(r.requests) : ordered_json(nullptr)},

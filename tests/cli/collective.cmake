@@ -158,3 +158,8 @@ topoplan_cli_test(collective_size_per_rank
 topoplan_cli_test(collective_size_below_one_per_rank
                   ARGS collective all-gather --topology hgx-h100-8 --size 31
                   EXIT 2 EXPECT_STDERR "--size: below one element per rank \\(32 B\\): nothing to send")
+# A sweep's sizes below one element per rank are left out with a note on stderr (issue 28): 8 B
+# and 16 B of fp32 are 2 and 4 elements, fewer than one per rank of 8.
+topoplan_cli_test(collective_sweep_below_element
+                  ARGS collective all-gather --topology hgx-h100-8 --sweep 8:64:2
+                  EXPECT_STDERR "note: --sweep: 2 sizes below one element per rank \\(32 B\\) left out")

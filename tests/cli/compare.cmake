@@ -86,3 +86,6 @@ topoplan_cli_test(compare_disagg_no_chart
 topoplan_cli_test(compare_tie_marked_on_both
                   ARGS compare --model llama-3-8b --topology hgx-h100-8 --topology hgx-h100-8:name=again
                   EXPECT_STDOUT "hgx-h100-8 .* 8866\\.3 \\*.*\nagain .* 8866\\.3 \\*")
+# A price far out of range is printed as a number a reader can read (it printed 300 digits).
+topoplan_cli_test(compare_price_huge ARGS compare --topology hgx-h20-8 --topology hgx-h200-8
+                  --gpu-hour-price 1e300 EXIT 2 EXPECT_STDERR "10000 USD per GPU-hour, got 1e\\+300\n")

@@ -87,6 +87,9 @@ topoplan_cli_test(typo_subcommand ARGS plna EXIT 2 EXPECT_STDERR "did you mean p
 # hint on the same line, "Run with --help" after it.
 topoplan_cli_test(extras_in_order ARGS plan --topolgy hgx-h100-8 extra1 EXIT 2
                   EXPECT_STDERR "not expected: --topolgy hgx-h100-8 extra1 \\(did you mean --topology\\?\\)\nRun with --help")
+# An extra argument that holds blanks stays whole and quoted, in its place.
+topoplan_cli_test(extras_quoted ARGS plan --strategy "tp8 pp2" extra1 EXIT 2
+                  EXPECT_STDERR "not expected: --strategy 'tp8 pp2' extra1")
 # Two letters swapped is one edit, and ties go to the name of the same length: --model, not --mode.
 topoplan_cli_test(typo_swapped_letters ARGS plan --modle llama-3-8b
                   EXIT 2 EXPECT_STDERR "did you mean --model\\?")
@@ -120,3 +123,8 @@ add_test(NAME cli_empty_flag_value
          COMMAND sh -c "$<TARGET_FILE:topoplan_cli> plan --batch '' 2>&1; echo rc=$?")
 set_tests_properties(cli_empty_flag_value PROPERTIES PASS_REGULAR_EXPRESSION
                      "--batch: empty value \\(give one, or leave the flag out\\).*rc=2")
+# plan and compare --help cut their flags under headings (issue 28: the mode-only flags).
+topoplan_cli_test(plan_help_groups ARGS plan --help
+                  EXPECT_STDOUT "\n\nTraining \\(--mode train\\):\n  --seq .*\n\nDisaggregated serving \\(--disagg\\):\n  --disagg .*\n\nOutput:\n  --json ")
+topoplan_cli_test(compare_help_groups ARGS compare --help
+                  EXPECT_STDOUT "\n\nTraining \\(--mode train\\):\n  --seq .*\n\nBill of materials \\(--bom\\):\n  --bom ")

@@ -156,6 +156,11 @@ topoplan_cli_test(plan_disagg_json
                   ARGS plan --disagg --model deepseek-r1 --topology hgx-h800-8 --nodes 4 --ttft-max 2000
                        --tpot-max 50 --json
                   EXPECT_STDOUT "\"disagg\": {\n    \"ratio\": \"[0-9]+P:[0-9]+D\",\n    \"prefill\": {.*\"decode\": {.*\"kv_transfer\": {.*\"bytes_per_token\": 70272.*\"goodput_tokens_per_s\":.*\"aggregated\": {.*\"verdict\": \"(dis)?aggregated wins by")
+# The request echoes the KV transfer mode and two-batch overlap; counts are integers (issue 28).
+topoplan_cli_test(plan_disagg_json_request
+                  ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2 --tpot-max 50
+                       --kv-transfer layerwise --two-batch-overlap on --json
+                  EXPECT_STDOUT "\"request\": {\n    \"prompt\": 1024,\n    \"output\": 1024,.*\"kv_transfer\": \"layerwise\",\n    \"two_batch_overlap\": true\n  }")
 topoplan_cli_test(plan_disagg_table
                   ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2 --ttft-max 1000
                   EXPECT_STDOUT "Best split 1P:1D: .*prefill +1 +8 .*decode +1 +8 .*KV transfer: 128 KiB/token x 1,024 prompt tokens = 128 MiB per request")

@@ -128,3 +128,29 @@ TEST_CASE("compare --disagg: a price of 0 is a price (owned GPUs), not a missing
       CHECK(*r.usd_per_mtok == 0);
     }
 }
+
+// price.GPU= prices one kind of a mixed design; it wins over price= for that kind (issue 28).
+TEST_CASE("compare --disagg: price.GPU= prices each kind of a mixed design") {
+  const ModelSpec m = load_model("llama-3-8b");
+  const DisaggComparison c =
+      compare_disagg(m,
+                     {parse_design("hgx-h100-8:nodes=2:price=2"),
+                      parse_design(mixed_file() + ":price=9:price.H20=1.5:name=mixed")},
+                     request(), {});
+  const DisaggDesignResult& mixed = c.designs[1];
+  REQUIRE(mixed.rows.size() == 1);
+  // 8 H200 at price= ($9, no price.H200-SXM=) + 16 H20 at price.H20= ($1.5).
+  CHECK(mixed.rows[0].usd_per_hour == doctest::Approx(8 * 9.0 + 16 * 1.5));
+  REQUIRE(mixed.prices.size() == 2);
+  CHECK(mixed.prices[1].second->source.find("price.H20=") == 0);
+  // A kind the design does not hold is refused, naming its GPUs.
+  try {
+    compare_disagg(
+        m, {parse_design("hgx-h100-8:nodes=2"), parse_design(mixed_file() + ":price.B200=3")},
+        request(), {});
+    FAIL("price.B200= on an H200 + H20 design was accepted");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("no GPU 'B200' (its GPUs: H200-SXM, H20)") !=
+          std::string::npos);
+  }
+}

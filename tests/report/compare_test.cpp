@@ -111,6 +111,15 @@ TEST_CASE("compare: every number of a spec is finite and in range where it enter
   CHECK(error_of([] { parse_design("hgx-h20-8:price=10001"); }).find("from 0 to 10000 USD") !=
         std::string::npos);
   CHECK(*parse_design("hgx-h20-8:price=0").usd_per_gpu_hour == 0);
+  // price.GPU= is one kind's price, checked like price=.
+  const DesignSpec per_kind = parse_design("hgx-h20-8:price.H20=1.25");
+  REQUIRE(per_kind.gpu_prices.size() == 1);
+  CHECK(per_kind.gpu_prices[0] == std::make_pair(std::string("H20"), 1.25));
+  CHECK(error_of([] { parse_design("hgx-h20-8:price.H20=1e5"); }).find("from 0 to 10000 USD") !=
+        std::string::npos);
+  CHECK(error_of([] { parse_design("hgx-h20-8:price.=1"); }).find("name the GPU model") !=
+        std::string::npos);
+
   // --gpu-hour-price goes through the same rule.
   CHECK(gpu_hour_price_problem(2.99).empty());
   CHECK(!gpu_hour_price_problem(-0.01).empty());

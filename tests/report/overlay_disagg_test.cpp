@@ -2,8 +2,11 @@
 // another, tagged by pool and replica, the KV stream's narrowest link highlighted.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "report/diagram.hpp"
 #include "report/diagram_overlay.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/model.hpp"
@@ -12,17 +15,24 @@
 using namespace topoplan;
 using namespace topoplan::report;
 
+namespace {
+// 2,048 in / 256 out at a TPOT limit, one prefill server and two decode servers.
+DisaggOutput one_prefill_two_decode(const Topology& t, const ModelSpec& m, double tpot_max_ms) {
+  const Router router(t);
+  PlanRequest q;
+  q.prompt = 2048;
+  q.output = 256;
+  q.tpot_max_ms = tpot_max_ms;
+  return plan_disagg(m, router, q, DisaggRequest{1, 2});
+}
+}  // namespace
+
 TEST_CASE("disagg overlay: pools coloured, GPUs tagged by replica, the KV link highlighted") {
   ClusterOptions o;
   o.nodes = 3;
   const Topology t = load_topology("hgx-h100-8", o);
-  const Router router(t);
   const ModelSpec m = load_model("llama-3-8b");
-  PlanRequest q;
-  q.prompt = 2048;
-  q.output = 256;
-  q.tpot_max_ms = 20;
-  const DisaggOutput out = plan_disagg(m, router, q, DisaggRequest{1, 2});
+  const DisaggOutput out = one_prefill_two_decode(t, m, 20);
   REQUIRE(out.best);
   const DisaggResult& r = *out.best;
   const Overlay ov = overlay_from_disagg(t, m, out);
@@ -52,4 +62,49 @@ TEST_CASE("disagg overlay: no split, nothing to draw") {
   DisaggOutput none;
   const Topology t = load_topology("hgx-h100-8");
   CHECK_THROWS_AS(overlay_from_disagg(t, load_model("llama-3-8b"), none), InputError);
+}
+
+// A mixed cluster: each server is named by its own group, the title counts GPUs per model, and
+// the highlighted link's legend says it is the KV stream's (it said "bottleneck of a group").
+TEST_CASE("disagg overlay on a mixed cluster: servers named per group, GPUs counted per model") {
+  const auto path = std::filesystem::temp_directory_path() / "topoplan-overlay-mixed.json";
+  std::ofstream(path) << R"({"name": "h200-h20",
+    "cluster": {"servers": [{"server": "hgx-h200-8", "count": 1},
+                            {"server": "hgx-h20-8", "count": 2}],
+                "fabric": {"kind": "rail-optimized", "link": "ib-ndr400"}}})";
+  const Topology t = load_topology(path.string());
+  const ModelSpec m = load_model("llama-3-8b");
+  const DisaggOutput out = one_prefill_two_decode(t, m, 50);
+  REQUIRE(out.best);
+  const Overlay ov = overlay_from_disagg(t, m, out);
+  DiagramOptions o;
+  o.overlay = &ov;
+  const Diagram d = build_diagram(t, o);
+  CHECK(d.title.find("24 GPUs (8 × H200-SXM, 16 × H20)") != std::string::npos);
+  std::set<std::string> labels;
+  for (const DiagramNode& n : d.nodes)
+    if (!n.cells.empty()) labels.insert(n.label.substr(0, n.label.find('\n')));
+  CHECK(labels == std::set<std::string>{"n0: hgx-h200-8", "n1: hgx-h20-8", "n2: hgx-h20-8"});
+  CHECK(d.highlight_legend.find("KV stream") != std::string::npos);
+  const Diagram plain = build_diagram(t, DiagramOptions{});
+  CHECK(plain.title.find("(8 × H200-SXM, 16 × H20)") != std::string::npos);
+}
+
+TEST_CASE("diagram of a mixed cluster: the folded servers are counted per template") {
+  const auto path = std::filesystem::temp_directory_path() / "topoplan-diagram-mixed.json";
+  std::ofstream(path) << R"({"name": "mixed",
+    "cluster": {"servers": [{"server": "hgx-h200-8", "count": 2},
+                            {"server": "hgx-h20-8", "count": 3}],
+                "fabric": {"kind": "rail-optimized", "link": "ib-ndr400"}}})";
+  const Topology t = load_topology(path.string());
+  DiagramOptions o;
+  o.full_servers = 1;
+  const Diagram d = build_diagram(t, o);
+  bool found = false;
+  for (const DiagramNode& n : d.nodes)
+    if (n.key == "more-servers") {
+      found = true;
+      CHECK_MESSAGE(n.label.find("× 4 more servers (1 × hgx-h200-8, 3 × hgx-h20-8)") == 0, n.label);
+    }
+  CHECK(found);
 }

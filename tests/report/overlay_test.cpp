@@ -212,3 +212,33 @@ TEST_CASE("overlay: 16 servers compact, four to a row, switch tiers folded acros
     to_leaves += e.b == "all:leaf" && e.a.rfind("compact", 0) == 0;
   CHECK(to_leaves == 16);
 }
+
+// Graphviz's layout grows faster than linearly in boxes (256 compact servers took > 100 s):
+// at most compact_max are drawn, the first pipeline's servers among them, the rest folded.
+TEST_CASE("overlay: past compact_max servers the plan's others fold into one counted box") {
+  ClusterOptions co;
+  co.nodes = 40;
+  const Topology t = load_topology("hgx-h100-8", co);
+  Overlay ov;  // every GPU of every server in the plan; the pipeline on servers 0, 13, 26, 39
+  for (int s = 0; s < 40; ++s)
+    for (int local = 0; local < 8; ++local) ov.fill[gpu_of(t, s, local)] = "#8dd3c7";
+  for (int s : {0, 13, 26, 39}) ov.pp_chain.push_back(gpu_of(t, s, 0));
+  DiagramOptions o;
+  o.overlay = &ov;
+  o.compact_max = 10;
+  const Diagram d = build_diagram(t, o);
+  int compact = 0;
+  for (const DiagramNode& n : d.nodes) compact += !n.cells.empty();
+  CHECK(compact == 10);
+  for (int s : {0, 13, 26, 39, 1, 2, 3, 4, 5, 6})  // the pipeline's four, then in order
+    CHECK(node_named(d, "compact" + std::to_string(s)) != nullptr);
+  CHECK(node_named(d, "compact7") == nullptr);
+  const DiagramNode* folded = node_named(d, "more-plan-servers");
+  REQUIRE(folded != nullptr);
+  CHECK(folded->label.find("× 30 more servers of the plan") != std::string::npos);
+  CHECK(folded->label.find("240 GPUs") != std::string::npos);
+  CHECK(node_named(d, "more-servers") == nullptr);  // no server outside the plan
+  int chains = 0;
+  for (const DiagramEdge& e : d.edges) chains += e.chain;
+  CHECK(chains == 3);
+}
