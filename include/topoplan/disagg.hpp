@@ -104,6 +104,7 @@ struct DisaggOutput {
   int gpus = 0, nodes = 0;
   PlanRequest request;
   DisaggRequest disagg;  // what plan_disagg was asked (pools, rate, KV transfer mode)
+  std::string weight_format, kv_dtype;  // as run (PlanOutput's)
   std::optional<DisaggResult> best;
   std::vector<DisaggResult> splits;  // the best of every split tried, best first
   // The best aggregated plan on the same GPUs at the same limits, and the comparison.

@@ -125,6 +125,23 @@ void take_bom_settings(const CLI::App& sub, CompareArgs& a) {
   if (sub.count("--years") > 0) a.bom_options.years = a.years;
 }
 
+// Flags compare accepts (shared with plan, or pricing --bom) but would not read here: refused,
+// so that output identical to the run without them is never taken as their answer.
+void refuse_unread_flags(const CLI::App& sub, const CompareArgs& a) {
+  if (!a.bom)
+    for (const char* flag : {"--prices", "--price", "--pue", "--kwh-price", "--years"})
+      if (sub.count(flag) > 0)
+        throw InputError(flag, "", "prices the bill of materials: use it with --bom");
+  if (sub.count("--top") > 0 && a.request.mode() != "train")  // training keeps top plans
+    throw InputError("--top", "",
+                     "compare shows each design's best plan; `topoplan plan --top N` ranks one "
+                     "design's strategies");
+  if (sub.count("--workload") > 0 && sub.get_option("--workload")->as<std::string>() == "burst")
+    throw InputError("--workload", "",
+                     "burst is not compared (it schedules one burst on one plan): run `topoplan "
+                     "plan --workload burst` per design");
+}
+
 }  // namespace
 
 // compare --help's headings (plan's, less what compare does not take, plus cost).
@@ -136,7 +153,7 @@ const OptionGroups kCompareGroups{
     {"Engine",
      {"--engine", "--mem-util", "--prefill-chunk", "--fp8-block-gemm", "--cuda-graphs",
       "--two-batch-overlap", "--nvls", "--moe-comm"}},
-    {"Search (pins and placement)",
+    {"Search (pins, placement, progress)",
      {"--gpus", "--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement",
       "--top", "--threads", "--quiet"}},
     {"Training (--mode train)",
@@ -193,7 +210,10 @@ void add_compare_command(CLI::App& app, Action& action) {
   group_options(*sub, kCompareGroups);
   sub->callback([&action, a, sub] {
     take_bom_settings(*sub, *a);
-    action = [a] { return run_compare(*a); };
+    action = [a, sub] {
+      refuse_unread_flags(*sub, *a);
+      return run_compare(*a);
+    };
   });
 }
 

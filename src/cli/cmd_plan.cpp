@@ -327,7 +327,9 @@ void add_strategy_flags(CLI::App& sub, PlanArgs& a) {
   sub.add_option("--tp", a.tp, "pin tensor parallel size");
   sub.add_option("--pp", a.pp, "pin pipeline stages");
   sub.add_option("--dp", a.dp, "pin data-parallel replicas");
-  sub.add_option("--ep", a.ep, "pin expert parallel size (divides tp)");
+  sub.add_option("--ep", a.ep,
+                 "pin expert parallel size (serving: divides tp; --mode train: ep x etp divides "
+                 "tp x cp x dp, Megatron's expert-data-parallel split)");
   sub.add_option("--attention-dp", a.attention_dp, "pin attention data parallelism (true/false)");
   sub.add_option("--max-tp-class", a.max_tp_class,
                  "worst path class a TP group may use (NVL, PIX, PXB, PHB, SYS, NET)");
@@ -375,13 +377,13 @@ const OptionGroups kPlanGroups{
       "--requests", "--concurrency"}},
     {"Cluster",
      {"--topology", "--nodes", "--fabric", "--fabric-link", "--oversubscription", "--tiers",
-      "--gpus", "--calibration"}},
+      "--calibration"}},
     {"Engine",
      {"--engine", "--mem-util", "--prefill-chunk", "--fp8-block-gemm", "--cuda-graphs",
       "--two-batch-overlap", "--nvls", "--moe-comm", "--redundant-experts", "--ep-slots"}},
-    {"Search (pins and placement)",
-     {"--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement", "--top",
-      "--threads", "--quiet"}},
+    {"Search (pins, placement, progress)",
+     {"--gpus", "--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement",
+      "--top", "--threads", "--quiet"}},
     {"Training (--mode train)",
      {"--seq", "--global-batch", "--micro-batch", "--vp", "--cp", "--zero", "--recompute", "--sp",
       "--train-tokens", "--tp-comm-overlap", "--moe-dispatcher", "--pp-schedule",

@@ -34,7 +34,8 @@ const std::vector<std::string> kServeOnly = {
     "--prefill-chunk", "--workload",       "--requests",
     "--concurrency",   "--fp8-block-gemm", "--cuda-graphs",
     "--nvls",          "--moe-comm",       "--kv-dtype",
-    "--placement",     "--max-tp-class",   "--two-batch-overlap"};
+    "--placement",     "--max-tp-class",   "--two-batch-overlap",
+    "--attention-dp"};
 // Read only when the servers are split into pools.
 const std::vector<std::string> kDisaggOnly = {"--prefill-nodes", "--decode-nodes", "--request-rate",
                                               "--kv-transfer"};

@@ -326,6 +326,17 @@ void refuse_pins(const PlanRequest& r) {
                      "with --prefill-nodes/--decode-nodes)");
   if (r.workload != PlanWorkload::Steady)
     throw FieldError("workload", "--workload burst/closed is not modelled with --disagg");
+  // Each pool searches its own batch on its own GPUs; the aggregated baseline must run on the
+  // same GPUs at the same limits, so a batch or a GPU count would apply to one side only.
+  if (r.batch > 0)
+    throw FieldError(
+        "batch",
+        "--disagg searches each pool's batch (the decode pool's is set by --tpot-max); "
+        "drop --batch");
+  if (r.gpus > 0)
+    throw FieldError("gpus",
+                     "--disagg splits all the servers into pools; size them with "
+                     "--prefill-nodes/--decode-nodes, or the cluster with --nodes");
 }
 
 // Why no split has a plan: a pool too small for the model, or a limit no pool meets (the fastest
@@ -381,6 +392,8 @@ DisaggOutput plan_disagg(const ModelSpec& model, const Router& router, const Pla
   out.nodes = t.node_count();
   out.request = request;
   out.disagg = disagg;
+  out.weight_format = describe_gemm_formats(model);
+  out.kv_dtype = std::string(to_string(model.dtypes.kv_cache));
   if (out.gpus < 2) throw InputError(t.name, "", "--disagg needs at least 2 GPUs, one per pool");
   const CollectiveModel comm(router,
                              request.comm_tuning ? *request.comm_tuning : NcclTuning::builtin());

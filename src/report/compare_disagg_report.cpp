@@ -84,7 +84,7 @@ void print_disagg_compare(std::ostream& os, const DisaggComparison& c) {
     for (std::size_t k = 0; k < d.gpu_counts.size(); ++k)
       os << (k ? " + " : "") << d.gpu_counts[k].second << " x " << d.gpu_counts[k].first;
     os << " on " << d.servers << " server(s), " << fmt("%.1f", d.power_W / 1e3) << " kW IT";
-    for (const auto& [gpu, price] : d.prices) os << "\n  " << gpu << " " << price_text(price);
+    for (const auto& [gpu, price] : d.prices) os << "\n  " << gpu << " " << price_text(price, gpu);
     if (d.out.best)
       os << "\n  KV per request " << format_bytes_binary(d.out.best->kv.bytes_per_request) << " in "
          << fmt("%.2f", d.out.best->kv.time_ms) << " ms; bound by " << d.out.best->bottleneck;

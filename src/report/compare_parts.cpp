@@ -20,9 +20,10 @@ ordered_json price_json(const std::optional<Sourced>& price) {
           {"source", price ? ordered_json(price->source) : nullptr}};
 }
 
-std::string price_text(const std::optional<Sourced>& price) {
-  return price ? "$" + fmt("%.2f", price->value) + "/GPU-h (" + price->source + ")"
-               : std::string("none (pass price= or --gpu-hour-price)");
+std::string price_text(const std::optional<Sourced>& price, const std::string& gpu) {
+  if (price) return "$" + fmt("%.2f", price->value) + "/GPU-h (" + price->source + ")";
+  return gpu.empty() ? "none (pass price= or --gpu-hour-price)"
+                     : "none (pass price." + gpu + "=, price= or --gpu-hour-price)";
 }
 
 }  // namespace topoplan::report

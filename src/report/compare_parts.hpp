@@ -16,6 +16,8 @@ nlohmann::ordered_json power_json(const Sourced& gpu_W, const Sourced& server_ov
 // {usd_per_gpu_hour, source}, nulls when there is no price.
 nlohmann::ordered_json price_json(const std::optional<Sourced>& price);
 // "$2.99/GPU-h (source)" or how to give one.
-std::string price_text(const std::optional<Sourced>& price);
+// "none (...)" names the flags that price it; with `gpu` (one kind of a mixed design) also
+// price.GPU=.
+std::string price_text(const std::optional<Sourced>& price, const std::string& gpu = "");
 
 }  // namespace topoplan::report

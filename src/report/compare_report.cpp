@@ -34,7 +34,11 @@ ordered_json optional_number(std::optional<double> v) {
   return v ? ordered_json(json_number(*v)) : ordered_json(nullptr);
 }
 
+// The planner's own account (the closest strategy and a hint), as `plan` prints it; the first
+// ranked plan's reason is only the fallback (it named tp1's 627 GiB of weights where tp8 was
+// 8 GiB short).
 std::string why_not(const DesignResult& d) {
+  if (!d.plan.status_message.empty()) return d.plan.status_message;
   if (d.plan.plans.empty()) return "no strategy";
   const PlanResult& p = d.plan.plans.front();
   return p.fits ? "no plan meets the TTFT/TPOT limits" : p.reason;

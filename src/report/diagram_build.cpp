@@ -377,8 +377,10 @@ struct Builder {
                    templates_text(servers[n]) + "\n(" + std::to_string(gpus[n]) + " GPUs, " +
                    std::to_string(nics[n]) + " NICs)";
         dn.fill = "#e8e8e8";
+        const std::string kinds = templates_text(servers[n]);
         d.notes.push_back("one server drawn in full, " + std::to_string(servers[n].size()) +
-                          " more like it stacked (--expand draws all)");
+                          (kinds == " like this" ? " more like it" : " more" + kinds) +
+                          " stacked (--expand draws all)");
       } else if (dev.type == DeviceType::NetSwitch) {
         const std::string tier = tier_name(dev.tier);
         const bool all = dn.key.rfind("all:", 0) == 0;

@@ -122,6 +122,24 @@ void read_runs(const Topology& t, const JsonReader& plan, PlanView& v) {
                                            " ranks, not tp x pp x dp = " + std::to_string(ranks));
 }
 
+// A plan drawn on other hardware would show its figures under the wrong title (an H800 plan's
+// TTFT on H100s): the plan's request must name this topology, its GPU and its GPU count. Plans
+// without a request (hand-written) are let through.
+void check_same_topology(const Topology& t, const JsonReader& top) {
+  if (!top.has("request")) return;
+  const JsonReader r = top.object("request");
+  const std::string name = r.str_or("topology", t.name);
+  const std::string gpu = r.str_or("gpu", "");
+  const std::string here_gpu = t.gpus().empty() ? "" : t.device(t.gpus().front()).model;
+  const long long gpus = r.integer_or("topology_gpus", -1);
+  const long long here = static_cast<long long>(t.gpus().size());
+  if (name == t.name && (gpu.empty() || gpu == here_gpu) && (gpus < 0 || gpus == here)) return;
+  r.fail(r.pointer(), "the plan was made for '" + name + "' (" +
+                          (gpus < 0 ? std::string("?") : std::to_string(gpus)) + " x " + gpu +
+                          "), not '" + t.name + "' (" + std::to_string(here) + " x " + here_gpu +
+                          "): render the topology the plan was made for (same name and --nodes)");
+}
+
 PlanView read_view(const Topology& t, const JsonReader& plan) {
   PlanView v;
   const JsonReader s = plan.object("strategy");
@@ -288,6 +306,7 @@ Overlay overlay_from_plan_json(const Topology& t, const std::string& json_text,
   plan.at("fits");  // "missing field"
   if (!plan.boolean_or("fits", false))
     plan.fail("/plans/0/fits", "the best plan does not fit; nothing to draw");
+  check_same_topology(t, top);
   Overlay o;
   const PlanView v = read_view(t, plan);
   int groups = 0;

@@ -159,7 +159,15 @@ void print_disagg_json(std::ostream& os, const DisaggOutput& out) {
                    {"tpot_max_ms", limit_json(q.tpot_max_ms)},
                    {"mtp_accept", limit_json(q.mtp_accept)},
                    {"kv_transfer", out.disagg.kv_layerwise ? "layerwise" : "after"},
-                   {"two_batch_overlap", q.two_batch_overlap}}},
+                   {"two_batch_overlap", q.two_batch_overlap},
+                   {"weight_format", out.weight_format},
+                   {"kv_dtype", out.kv_dtype},
+                   {"mem_util", q.mem_util},
+                   {"prefill_chunk", json_count(q.prefill_chunk)},
+                   {"cuda_graphs", q.cuda_graphs},
+                   {"nvls", q.nvls},
+                   {"moe_comm", to_string(q.moe_comm)},
+                   {"fp8_block_gemm", to_string(q.fp8_block_gemm)}}},
                  {"status", out.status},
                  {"status_message", out.status_message},
                  // `plan --json`'s name for it (README "Exit codes"); status_message stays.
@@ -185,7 +193,8 @@ void print_disagg(std::ostream& os, const DisaggOutput& out) {
      << count_text(q.output);
   if (q.ttft_max_ms > 0) os << ", TTFT <= " << fmt("%g", q.ttft_max_ms) << " ms";
   if (q.tpot_max_ms > 0) os << ", TPOT <= " << fmt("%g", q.tpot_max_ms) << " ms";
-  os << "\n" << count_of(out.strategies_evaluated, "strategy", "strategies") << " evaluated\n\n";
+  os << "\nweights " << out.weight_format << "; KV cache " << out.kv_dtype << "\n"
+     << count_of(out.strategies_evaluated, "strategy", "strategies") << " evaluated\n\n";
   if (!out.best) {
     os << "No split: " << out.status_message << "\n";
     return;

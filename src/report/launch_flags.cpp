@@ -25,6 +25,9 @@ constexpr std::string_view kVllmArgsVersion = "vLLM arg_utils.py@001999d2 (still
 constexpr std::string_view kVllmArgs =
     "https://github.com/vllm-project/vllm/blob/001999d2f360c2c5da23a916510c273b1a73d06c/vllm/"
     "engine/arg_utils.py";
+constexpr std::string_view kVllmServeUsage =
+    "https://docs.redhat.com/en/documentation/red_hat_ai_inference_server/3.0/html/"
+    "vllm_server_arguments/vllm-server-usage_server-arguments";
 // TensorRT-LLM: the DeepSeek-R1 quick-start recipe (release container 1.0.0rc6) and the
 // trtllm-serve command at one commit of main.
 constexpr std::string_view kTrt = "TensorRT-LLM 1.0.0rc6 (recipe@a98a9061)";
@@ -138,6 +141,8 @@ std::vector<LaunchFlag> build() {
       {"vllm", "--data-parallel-address", "address of the primary node", kVllm, kVllmEp},
       {"vllm", "--data-parallel-rpc-port", "RPC port on the primary node", kVllm, kVllmEp},
       {"vllm", "--headless", "secondary node: workers only, no API server", kVllm, kVllmEp},
+      {"vllm", "--port", "HTTP port (one per instance on a server; the default is 8000)",
+       "vllm serve usage (Red Hat AI Inference Server 3.0 build of vLLM)", kVllmServeUsage},
       {"vllm", "--enable-eplb", "expert load balancer (redundant experts)", kVllm, kVllmEp},
       {"vllm", "--eplb-config", "JSON; num_redundant_experts", kVllm, kVllmEp},
       {"vllm", "--kv-transfer-config", "KV connector of a disaggregated instance (NixlConnector)",

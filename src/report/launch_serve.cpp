@@ -213,13 +213,14 @@ std::string sglang_pool(const Pool& p, const Settings& s, bool dynamo, std::map<
 
 // ---- vLLM --------------------------------------------------------------------------------------
 
-std::string vllm_pool(const Pool& p, const Settings& s) {
+std::string vllm_pool(const Pool& p, const Settings& s, std::map<int, int>& used) {
   const char* e = "vllm";
   std::string out;
   const bool ep_all = s.moe && p.s.ep == p.s.tp && p.s.ep > 1;
   for (std::size_t d = 0; d < p.replicas.size(); ++d) {
-    if (elided(p, d, out)) continue;
     const LaunchNodes n = launch_nodes(p.replicas[d]);
+    const int port = port_for(used, n.nodes.front(), 8000);  // counted for elided ones too
+    if (elided(p, d, out)) continue;
     out += replica_header(p, d, n);
     std::string notes;
     if (s.moe && p.s.ep > 1 && p.s.ep < p.s.tp)
@@ -290,6 +291,7 @@ std::string vllm_pool(const Pool& p, const Settings& s) {
       if (!p.role.empty())
         c.arg(e, "--kv-transfer-config",
               "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
+      if (port > 0 && i == 0) c.arg(e, "--port", std::to_string(port));
       if (n.nodes.size() > 1) out += "# on n" + std::to_string(n.nodes[i]) + "\n";
       out += c.str();
     }
@@ -391,7 +393,7 @@ std::string pool_block(std::string_view engine, const Pool& p, const Settings& s
                        std::map<int, int>& used) {
   if (engine == "sglang") return sglang_pool(p, s, false, used);
   if (engine == "dynamo") return sglang_pool(p, s, true, used);
-  if (engine == "vllm") return vllm_pool(p, s);
+  if (engine == "vllm") return vllm_pool(p, s, used);
   return trtllm_pool(p, s, used);
 }
 

@@ -19,7 +19,9 @@ namespace {
 
 using nlohmann::ordered_json;
 
-ordered_json count(double v) { return json_count(v); }
+ordered_json count(double v) {
+  return json_count(v);
+}
 
 // An unset limit or option (0 in the request): null, not 0.0.
 ordered_json unset_if_zero(double v) {

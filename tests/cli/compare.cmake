@@ -89,3 +89,13 @@ topoplan_cli_test(compare_tie_marked_on_both
 # A price far out of range is printed as a number a reader can read (it printed 300 digits).
 topoplan_cli_test(compare_price_huge ARGS compare --topology hgx-h20-8 --topology hgx-h200-8
                   --gpu-hour-price 1e300 EXIT 2 EXPECT_STDERR "10000 USD per GPU-hour, got 1e\\+300\n")
+# Flags compare would not read are refused (issue 28): they printed the run without them.
+topoplan_cli_test(compare_pue_needs_bom ARGS compare --topology hgx-h20-8 --topology hgx-h200-8
+                  --pue 1.3 EXIT 2 EXPECT_STDERR "--pue: prices the bill of materials: use it with --bom")
+topoplan_cli_test(compare_top_refused ARGS compare --topology hgx-h20-8 --topology hgx-h200-8
+                  --top 1 EXIT 2 EXPECT_STDERR "--top: compare shows each design's best plan")
+topoplan_cli_test(compare_burst_refused ARGS compare --topology hgx-h20-8 --topology hgx-h200-8
+                  --workload burst --requests 100 EXIT 2 EXPECT_STDERR "--workload: burst is not compared")
+# No plan fits: the planner's own reason (the closest strategy), not tp1's 627 GiB of weights.
+topoplan_cli_test(compare_no_fit_reason ARGS compare --model deepseek-r1 --topology hgx-h100-8
+                  --topology pcie-l40s-8 EXIT 3 EXPECT_STDOUT "hgx-h100-8 .*no plan: No plan fits: .*the closest, tp8")

@@ -160,7 +160,7 @@ topoplan_cli_test(plan_disagg_json
 topoplan_cli_test(plan_disagg_json_request
                   ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2 --tpot-max 50
                        --kv-transfer layerwise --two-batch-overlap on --json
-                  EXPECT_STDOUT "\"request\": {\n    \"prompt\": 1024,\n    \"output\": 1024,.*\"kv_transfer\": \"layerwise\",\n    \"two_batch_overlap\": true\n  }")
+                  EXPECT_STDOUT "\"request\": {\n    \"prompt\": 1024,\n    \"output\": 1024,.*\"kv_transfer\": \"layerwise\",\n    \"two_batch_overlap\": true,\n    \"weight_format\": \"bf16 \\(2 B/param\\)\",\n    \"kv_dtype\": \"bf16\",\n    \"mem_util\": 0.9,")
 topoplan_cli_test(plan_disagg_table
                   ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2 --ttft-max 1000
                   EXPECT_STDOUT "Best split 1P:1D: .*prefill +1 +8 .*decode +1 +8 .*KV transfer: 128 KiB/token x 1,024 prompt tokens = 128 MiB per request")
@@ -267,3 +267,14 @@ topoplan_cli_test(plan_placement_detail
                   ARGS plan --model llama-3-8b --topology hgx-h100-8 --nodes 520 --top 1 --json --quiet
                        --placement-detail
                   EXPECT_STDOUT "\"device\": \"n519/gpu7\"")
+# Training ignores attention DP: refused like every serving-only flag (issue 28).
+topoplan_cli_test(plan_train_refuses_attention_dp
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --attention-dp true
+                  EXIT 2 EXPECT_STDERR "--attention-dp: sets up serving, not --mode train")
+topoplan_cli_test(plan_disagg_refuses_batch
+                  ARGS plan --disagg --model llama-3-8b --topology hgx-h100-8 --nodes 2 --batch 64
+                  EXIT 2 EXPECT_STDERR "--batch: .*drop --batch")
+# Two vLLM instances on one server get their own ports, as sglang's do (issue 28).
+topoplan_cli_test(plan_emit_vllm_ports
+                  ARGS plan --model llama-3-70b --topology hgx-h100-8 --tpot-max 30 --emit vllm
+                  EXPECT_STDOUT "CUDA_VISIBLE_DEVICES=4,5,6,7 .*--port 8001")

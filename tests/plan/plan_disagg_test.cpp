@@ -158,6 +158,16 @@ TEST_CASE("plan_disagg: bad requests are refused with the reason") {
   CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, DisaggRequest{1, 0}), FieldError);
   q.tp = 8;
   CHECK_THROWS_AS(plan_disagg(m, *h100.router, q, DisaggRequest{}), FieldError);
+  // A batch or a GPU count would apply to the aggregated baseline only (issue 28: "disaggregated
+  // wins by 13.49x" against an aggregated plan pinned to batch 64).
+  q.tp.reset();
+  q.batch = 64;
+  CHECK_THROWS_WITH_AS(plan_disagg(m, *h100.router, q, DisaggRequest{}),
+                       doctest::Contains("drop --batch"), FieldError);
+  q.batch = 0;
+  q.gpus = 8;
+  CHECK_THROWS_WITH_AS(plan_disagg(m, *h100.router, q, DisaggRequest{}),
+                       doctest::Contains("--prefill-nodes"), FieldError);
 }
 
 // Issue 27: prefill on H200 servers, decode on H20 servers of one fabric. Each pool is priced on

@@ -2,6 +2,7 @@
 // another, tagged by pool and replica, the KV stream's narrowest link highlighted.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -107,4 +108,8 @@ TEST_CASE("diagram of a mixed cluster: the folded servers are counted per templa
       CHECK_MESSAGE(n.label.find("× 4 more servers (1 × hgx-h200-8, 3 × hgx-h20-8)") == 0, n.label);
     }
   CHECK(found);
+  // The note says the same (it said "4 more like it" of servers of two kinds).
+  CHECK(std::find(d.notes.begin(), d.notes.end(),
+                  "one server drawn in full, 4 more (1 × hgx-h200-8, 3 × hgx-h20-8) stacked "
+                  "(--expand draws all)") != d.notes.end());
 }

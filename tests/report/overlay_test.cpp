@@ -2,6 +2,8 @@
 // caption; malformed documents are errors naming the JSON pointer.
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <set>
 #include <sstream>
 
@@ -76,6 +78,15 @@ TEST_CASE("overlay: bad documents name the pointer") {
   const Topology single = load_topology("hgx-h800-8");
   CHECK_THROWS_WITH_AS(
       overlay_from_plan_json(single, c.json, "plan.json", ColorBy::Tp),
+      "plan.json: /request: the plan was made for 'hgx-h800-8-x2' (16 x H800-SXM), not "
+      "'hgx-h800-8' (8 x H800-SXM): render the topology the plan was made for (same name and "
+      "--nodes)",
+      InputError);
+  // Without a request (a hand-written plan) the strategy itself is checked against the GPUs.
+  nlohmann::json doc = nlohmann::json::parse(c.json);
+  doc.erase("request");
+  CHECK_THROWS_WITH_AS(
+      overlay_from_plan_json(single, doc.dump(), "plan.json", ColorBy::Tp),
       "plan.json: /plans/0/strategy: tp x pp x dp = 16 is more than the 8 GPUs of topology "
       "'hgx-h800-8'",
       InputError);
@@ -241,4 +252,20 @@ TEST_CASE("overlay: past compact_max servers the plan's others fold into one cou
   int chains = 0;
   for (const DiagramEdge& e : d.edges) chains += e.chain;
   CHECK(chains == 3);
+}
+
+// Issue 28: an H800 plan drawn on H100s showed the H800 figures under the H100 title.
+TEST_CASE("overlay: a plan made for other hardware is refused, naming both") {
+  const Case c = r1_on_two_h800();
+  ClusterOptions co;
+  co.nodes = 2;
+  const Topology h100 = load_topology("hgx-h100-8", co);
+  CHECK_THROWS_WITH_AS(overlay_from_plan_json(h100, c.json, "plan.json", ColorBy::Tp),
+                       doctest::Contains("made for 'hgx-h800-8-x2' (16 x H800-SXM), not "
+                                         "'hgx-h100-8-x2' (16 x H100-SXM)"),
+                       InputError);
+  co.nodes = 4;  // same GPU, more servers
+  CHECK_THROWS_AS(
+      overlay_from_plan_json(load_topology("hgx-h800-8", co), c.json, "plan.json", ColorBy::Tp),
+      InputError);
 }
