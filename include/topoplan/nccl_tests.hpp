@@ -62,9 +62,16 @@ struct ValidationRow {
   int line = 0;
 };
 
-// The GPUs a log ran on: the first log.ranks GPUs in rank order (nccl-tests ranks fill hosts in
-// order). Throws InputError when the topology has fewer GPUs or fewer servers than the log.
+// The GPUs a log ran on: log.ranks / log.nodes GPUs on each of the first log.nodes servers, in
+// rank order (mpirun fills hosts in order; a log of 8 ranks on 2 hosts is 4 + 4, not one server's
+// 8). Throws InputError when the topology has fewer GPUs or servers than the log, or the ranks
+// do not split evenly over the hosts.
 std::vector<int> log_group(const Topology& topology, const NcclTestsLog& log);
+
+// Why the log's GPU ("NVIDIA A100-SXM4-80GB") is not the topology's ("H100-SXM"): the catalog
+// name's first part ("A100", "H100", "H20") must appear in the log's name as a whole word (H20 is
+// not H200). "" when they agree or the log does not name its GPU.
+std::string log_gpu_mismatch(const Topology& topology, const NcclTestsLog& log);
 
 // Prices every row of `log` (in-place rows only when `in_place`, else out-of-place ones).
 std::vector<ValidationRow> validate_log(const CollectiveModel& model, const NcclTestsLog& log,

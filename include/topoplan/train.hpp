@@ -31,6 +31,7 @@ std::string_view to_string(Recompute r);           // "none", "selective", "full
 Recompute parse_recompute(std::string_view text);  // UnknownNameError otherwise
 
 struct TrainRequest;
+struct NcclTuning;
 // --engine for training: megatron (Megatron-LM's defaults: no TP comm overlap) | nemo (NeMo /
 // Megatron-Bridge recipes: TE userbuffers TP comm overlap with SP) | torchtitan (FSDP2, ZeRO-3
 // unless --zero pins another). UnknownNameError otherwise.
@@ -87,6 +88,9 @@ struct TrainRequest {
   bool dropout = false;  // dropout masks stored (GPT-3 recipes); Llama recipes train without
   // Framework reserve (CUDA context, NCCL, allocator fragmentation), bytes per GPU.
   double reserve_bytes = 6e9;
+  // Communication constants from `topoplan calibrate` (--calibration); nullptr: the built-in
+  // ones. Must outlive the planner (as PlanRequest::comm_tuning).
+  const NcclTuning* comm_tuning = nullptr;
   // Throws FieldError naming the member (e.g. "global_batch") on a bad value.
   void validate(const ModelSpec& m) const;
 };

@@ -31,6 +31,7 @@ struct CollectiveArgs {
   std::string size;
   std::string sweep;
   std::string minbytes, maxbytes, stepfactor;  // nccl-tests' -b -e -f: another way to --sweep
+  std::string sweep_flag = "--sweep";          // what the user typed, for messages
   std::string algo = "auto";
   std::string proto = "auto";
   std::string dtype = "fp32";
@@ -138,6 +139,7 @@ std::vector<double> parse_sizes(const CollectiveArgs& a) {
     // topoplan's multiplicative sweep does not do: factor 2 then.
     CollectiveArgs as_sweep = a;
     as_sweep.minbytes = as_sweep.maxbytes = as_sweep.stepfactor = "";
+    as_sweep.sweep_flag = "-b/-e/-f";
     as_sweep.sweep = (a.minbytes.empty() ? "32M" : a.minbytes) + ":" +
                      (a.maxbytes.empty() ? "32M" : a.maxbytes) + ":" +
                      (a.stepfactor.empty() ? "2" : a.stepfactor);
@@ -165,7 +167,7 @@ std::vector<double> parse_sizes(const CollectiveArgs& a) {
     throw InputError(
         "--sweep", "",
         "FACTOR must be a number > 1, got '" + (parts.size() == 3 ? parts[2] : "") + "'");
-  if (lo <= 0 || hi < lo) throw InputError("--sweep", "", "need 0 < MIN ≤ MAX");
+  if (lo <= 0 || hi < lo) throw InputError(a.sweep_flag, "", "need 0 < MIN ≤ MAX, got " + a.sweep);
   std::vector<double> sizes;
   for (double s = lo; s <= hi * (1 + 1e-12) && sizes.size() < 1000; s *= factor) sizes.push_back(s);
   return sizes;
@@ -182,6 +184,14 @@ std::vector<std::vector<int>> pick_groups(const Topology& t, const CollectiveArg
     throw InputError(a.topo.topology, "", "has no GPUs; a collective runs between GPUs");
   std::vector<std::vector<int>> groups;
   for (const std::string& text : a.ranks) groups.push_back(parse_ranks(t, text));
+  // One size column (elements per rank), one busbw factor and one rank count in the header:
+  // the groups must be alike, as nccl-tests' split communicators are.
+  for (const auto& g : groups)
+    if (g.size() != groups.front().size())
+      throw InputError("--ranks", "",
+                       "groups of different sizes (" + std::to_string(groups.front().size()) +
+                           " and " + std::to_string(g.size()) +
+                           " ranks) are not priced together: give groups of one size");
   if (!groups.empty()) return groups;
   std::vector<int> ranks = t.gpus();
   if (a.gpus > static_cast<int>(ranks.size()))
@@ -242,6 +252,12 @@ int run(const CollectiveArgs& a) {
   o.allow_nvls = !a.no_nvls;
   o.fabric_has_sharp = a.sharp;
   o.root = a.root;
+  const bool rooted = op == CollOp::Broadcast || op == CollOp::Reduce || op == CollOp::Gather ||
+                      op == CollOp::Scatter;
+  if (a.root != 0 && !rooted)
+    throw InputError(
+        "--root", "",
+        std::string(to_string(op)) + " has no root (broadcast, reduce, gather and scatter do)");
   o.send_recv = parse_pattern(a, op);
   const Dtype dtype = parse_dtype(a.dtype);
   o.element_bytes = element_bytes(dtype);
@@ -249,8 +265,11 @@ int run(const CollectiveArgs& a) {
   const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
   const Topology& t = setup.topology;
   const std::vector<std::vector<int>> groups = pick_groups(t, a, o, op);
+  const bool nccl_flags = !a.minbytes.empty() || !a.maxbytes.empty() || !a.stepfactor.empty();
   sizes = whole_elements(sizes, op, o.element_bytes, static_cast<int>(groups.front().size()),
-                         a.size.empty() ? "--sweep" : "--size");
+                         !a.size.empty() ? "--size"
+                         : nccl_flags    ? "-b/-e/-f"
+                                         : "--sweep");
   const CollectiveModel& model = setup.model();
   // Every group at once (they load shared links together); the table shows the slowest.
   const auto price = [&](double size, const CollectiveOptions& with) {

@@ -223,8 +223,9 @@ int run_plan(PlanArgs& a) {
     // Training keeps bf16 master weights; --precision picks the GEMM precision instead.
     a.train.precision = a.precision.precision;
     a.train.engine = a.engine;
-    const TrainPins pins{a.tp,      a.pp,   a.dp,    a.ep,   a.req.gpus,
-                         a.req.top, a.json, a.quiet, a.emit, &a.csv};
+    // --calibration reaches training's collectives too (it reached serving only).
+    const TrainPins pins{a.tp,     a.pp,   a.dp,    a.ep,   a.req.gpus, a.req.top,
+                         a.json,   a.quiet, a.emit, &a.csv, &setup.tuning};
     return run_train_plan(load_model(a.model), *setup.router, a.train, pins);
   }
   ModelSpec m = load_model_with(a.model, a.precision);

@@ -110,6 +110,7 @@ TrainRequest train_request(const TrainFlags& f, const TrainPins& pins) {
 int run_train_plan(const ModelSpec& m, const Router& router, const TrainFlags& f,
                    const TrainPins& pins) {
   TrainRequest q = train_request(f, pins);
+  q.comm_tuning = pins.comm_tuning;
   TrainingResult r;
   {
     ProgressBar bar(!pins.quiet);

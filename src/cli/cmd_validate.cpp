@@ -99,6 +99,9 @@ int run_validate(const ValidateArgs& a) {
   const CommSetup setup = comm_setup(a.topo, a.calibration);
   std::vector<ValidationRow> rows;
   for (const NcclTestsLog& log : logs) {
+    if (const std::string why = log_gpu_mismatch(setup.topology, log); !why.empty())
+      std::cerr << "topoplan: note: " << log.source << ": " << why
+                << ": the errors below compare different GPUs\n";
     const auto r = validate_log(setup.model(), log, options_of(a), a.in_place);
     rows.insert(rows.end(), r.begin(), r.end());
   }
@@ -111,6 +114,10 @@ int run_validate(const ValidateArgs& a) {
 int run_calibrate(const ValidateArgs& a) {
   const std::vector<NcclTestsLog> logs = read_logs(a);
   const CommSetup setup = comm_setup(a.topo, a.calibration);
+  // Constants fitted to another GPU's log would be written for this one.
+  for (const NcclTestsLog& log : logs)
+    if (const std::string why = log_gpu_mismatch(setup.topology, log); !why.empty())
+      throw InputError(log.source, "", why + ": calibrate on a topology of the GPU it ran on");
   const CommCalibration c = calibrate_comm(setup.model(), logs, options_of(a));
   std::string logs_text;
   for (const auto* files : {&a.nccl_tests, &a.probe.files})

@@ -230,7 +230,13 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
   std::string why_not;
   for (Algorithm a : kAlgos) {
     if (o.algorithm != Algorithm::Auto && a != o.algorithm) continue;
-    if (a == Algorithm::Direct) continue;  // priced by all_to_all / send_recv
+    if (a == Algorithm::Direct) {  // priced by all_to_all / send_recv
+      why_not =
+          "direct is the point-to-point algorithm of all-to-all, send-recv, gather and "
+          "scatter, not of " +
+          std::string(to_string(op));
+      continue;
+    }
     std::string why;
     for (int g : p.info_reps)
       if (why.empty()) why = comm::algorithm_unavailable(a, op, p.groups[g], o, tuning);

@@ -1,6 +1,8 @@
 // nccl-tests measurements against the collective model (include/topoplan/nccl_tests.hpp).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <string>
 
 #include "topoplan/error.hpp"
 #include "topoplan/nccl_tests.hpp"
@@ -17,7 +19,38 @@ std::vector<int> log_group(const Topology& t, const NcclTestsLog& log) {
                      "ran on " + std::to_string(log.nodes) + " hosts but topology '" + t.name +
                          "' has " + std::to_string(t.node_count()) + " servers (use --nodes " +
                          std::to_string(log.nodes) + ")");
-  return {t.gpus().begin(), t.gpus().begin() + log.ranks};
+  if (log.nodes <= 1) return {t.gpus().begin(), t.gpus().begin() + log.ranks};
+  if (log.ranks % log.nodes != 0)
+    throw InputError(log.source, "",
+                     std::to_string(log.ranks) + " ranks on " + std::to_string(log.nodes) +
+                         " hosts do not split evenly; give the ranks with `collective --ranks`");
+  const int per_host = log.ranks / log.nodes;
+  std::vector<int> group;
+  for (int node = 0; node < log.nodes; ++node) {
+    const std::vector<int> gpus = t.gpus_of_node(node);
+    if (static_cast<int>(gpus.size()) < per_host)
+      throw InputError(log.source, "",
+                       "ran " + std::to_string(per_host) + " ranks per host but server " +
+                           std::to_string(node) + " of '" + t.name + "' has " +
+                           std::to_string(gpus.size()) + " GPUs");
+    group.insert(group.end(), gpus.begin(), gpus.begin() + per_host);
+  }
+  return group;
+}
+
+std::string log_gpu_mismatch(const Topology& t, const NcclTestsLog& log) {
+  if (log.gpu_name.empty() || t.gpus().empty()) return "";
+  const std::string model = t.device(t.gpus().front()).model;
+  const std::string key = model.substr(0, model.find('-'));
+  for (std::size_t at = log.gpu_name.find(key); at != std::string::npos;
+       at = log.gpu_name.find(key, at + 1)) {
+    const std::size_t end = at + key.size();
+    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(log.gpu_name[at - 1]));
+    const bool ends =
+        end == log.gpu_name.size() || !std::isdigit(static_cast<unsigned char>(log.gpu_name[end]));
+    if (starts && ends) return "";
+  }
+  return "the log ran on '" + log.gpu_name + "', the topology's GPUs are " + model;
 }
 
 std::vector<ValidationRow> validate_log(const CollectiveModel& model, const NcclTestsLog& log,

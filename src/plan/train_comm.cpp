@@ -42,8 +42,8 @@ std::vector<int> train_devices(const Topology& t, int gpus) {
   return d;
 }
 
-CommPricer::CommPricer(const Router& r, int gpus)
-    : router_(&r), model_(r), devices_(train_devices(r.topology(), gpus)), gpus_(gpus) {}
+CommPricer::CommPricer(const Router& r, int gpus, const NcclTuning& tuning)
+    : router_(&r), model_(r, tuning), devices_(train_devices(r.topology(), gpus)), gpus_(gpus) {}
 
 std::vector<std::vector<int>> CommPricer::window(int stride, int size) const {
   auto key = std::make_tuple(stride, size, 0);

@@ -149,7 +149,7 @@ Evaluator::Evaluator(const ModelSpec& m, const Router& r, const TrainRequest& q)
       gpus(q.gpus > 0 ? q.gpus : static_cast<int>(r.topology().gpus().size())),
       gpu(first_gpu(r)),
       cm(ComputeModel::for_gpu(gpu)),
-      comm(r, gpus) {}
+      comm(r, gpus, q.comm_tuning ? *q.comm_tuning : NcclTuning::builtin()) {}
 
 double Evaluator::peak_TFLOPS(TrainPrecision p) const {
   return cm.peak_TFLOPS(p == TrainPrecision::FP8 ? Dtype::FP8 : Dtype::BF16);

@@ -80,7 +80,7 @@ std::vector<int> train_devices(const Topology& t, int gpus);
 // space, so the cost does not grow with the number of groups.
 class CommPricer {
  public:
-  CommPricer(const Router& r, int gpus);
+  CommPricer(const Router& r, int gpus, const NcclTuning& tuning);
   // Time (µs) of `op` on the group of `size` ranks spaced `stride` apart starting at rank 0,
   // with every group of the same kind that shares one of its servers running at once.
   double cost(CollOp op, int stride, int size, double bytes) const;

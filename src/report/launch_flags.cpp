@@ -68,6 +68,11 @@ constexpr std::string_view kTitan = "torchtitan 0.2.2 (main@b5bcd76c)";
 constexpr std::string_view kTitanConfigs =
     "https://github.com/pytorch/torchtitan/blob/b5bcd76c66d0acb1a08b176d9639425bc55e0b2a/"
     "torchtitan/config/configs.py";
+// The per-stage layer fields, read at a later commit of main.
+constexpr std::string_view kTitanPp = "torchtitan main@0014ac2c";
+constexpr std::string_view kTitanConfigsPp =
+    "https://github.com/pytorch/torchtitan/blob/0014ac2ca45ae15db6706b4f5cc3e67546c98885/"
+    "torchtitan/config/configs.py";
 constexpr std::string_view kTitanRun =
     "https://github.com/pytorch/torchtitan/blob/b5bcd76c66d0acb1a08b176d9639425bc55e0b2a/"
     "run_train.sh";
@@ -86,6 +91,8 @@ std::vector<LaunchFlag> build() {
   const std::string& train = megatron("megatron/training/config/training_config.py");
   const std::string& common = megatron("megatron/training/config/common_config.py");
   const std::string& gpt = megatron("pretrain_gpt.py");
+  const std::string& ddp =
+      megatron("megatron/core/distributed/distributed_data_parallel_config.py");
   return {
       // SGLang
       {"sglang", "python3 -m sglang.launch_server", "the server entry point", kSgl, kSglDoc},
@@ -225,6 +232,11 @@ std::vector<LaunchFlag> build() {
       {"megatron", "--use-distributed-optimizer", "ZeRO-1: optimizer states sharded over DP", kMeg,
        args},
       {"megatron", "--use-megatron-fsdp", "Megatron FSDP (ZeRO-2/3)", kMeg, common},
+      {"megatron", "--overlap-grad-reduce",
+       "gradient all-reduce / reduce-scatter overlapped with backward (off by default)", kMeg, ddp},
+      {"megatron", "--overlap-param-gather",
+       "distributed optimizer's parameter all-gather overlapped with forward (off by default)",
+       kMeg, ddp},
       {"megatron", "--data-parallel-sharding-strategy",
        "optim_grads (ZeRO-2) | optim_grads_params (ZeRO-3)", kMeg, args},
       {"megatron", "--recompute-granularity", "full | selective", kMeg, tc},
@@ -258,6 +270,14 @@ std::vector<LaunchFlag> build() {
       {"torchtitan", "--parallelism.num_pp_microbatches", "micro-batches per step", kTitan,
        kTitanConfigs},
       {"torchtitan", "--parallelism.expert_parallel_degree", "ep", kTitan, kTitanConfigs},
+      {"torchtitan", "--parallelism.pipeline_parallel_layers_per_stage",
+       "layers per (virtual) stage: stages = layers / this, pp x vp of them", kTitanPp,
+       kTitanConfigsPp},
+      {"torchtitan", "--parallelism.pipeline_parallel_first_stage_less_layers",
+       "layers the first stage gives up for the embedding (default 1)", kTitanPp, kTitanConfigsPp},
+      {"torchtitan", "--parallelism.pipeline_parallel_last_stage_less_layers",
+       "layers the last stage gives up for the output layer (default 1)", kTitanPp,
+       kTitanConfigsPp},
       {"torchtitan", "--training.num_tokens_per_microbatch_per_dp_rank",
        "micro-batch tokens (sequences x seq)", kTitan, kTitanConfigs},
       {"torchtitan", "--training.num_tokens_per_train_step", "global batch tokens", kTitan,

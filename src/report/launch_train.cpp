@@ -19,8 +19,22 @@ std::string num(double x) {
   return os.str();
 }
 
+// The plan splits layers over pp x vp chunks with the remainder on the first chunks; Megatron
+// splits evenly unless told otherwise and asserts the split, so an uneven plan needs a layout.
+std::string uneven_layers_note(int layers, const TrainStrategy& s) {
+  const int chunks = s.pp * s.vp;
+  if (chunks <= 1 || layers % chunks == 0) return "";
+  return "# " + std::to_string(layers) +
+         " layers do not divide into pp x vp = " + std::to_string(chunks) +
+         " chunks: the plan puts one more layer on each of the first " +
+         std::to_string(layers % chunks) +
+         " chunks, which Megatron's even split refuses; give it the layout with "
+         "--pipeline-model-parallel-layout (or --decoder-first/last-pipeline-num-layers "
+         "without vp), or pin a --pp/--vp that divides the layers\n";
+}
+
 void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, bool moe,
-                   std::string& notes) {
+                   int layers, std::string& notes) {
   const char* e = "megatron";
   const TrainStrategy& s = p.strategy;
   c.arg(e, "--tensor-model-parallel-size", std::to_string(s.tp));
@@ -38,6 +52,9 @@ void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, 
       c.arg(e, "--moe-token-dispatcher-type", "alltoall");
   }
   if (s.zero == 1) c.arg(e, "--use-distributed-optimizer");
+  // The step prices DP traffic as overlapped (train_step.cpp); Megatron's defaults are off.
+  if (s.zero <= 1 && s.dp * s.cp > 1) c.arg(e, "--overlap-grad-reduce");
+  if (s.zero == 1 && s.dp * s.cp > 1) c.arg(e, "--overlap-param-gather");
   if (s.zero >= 2)
     c.arg(e, "--use-megatron-fsdp")
         .arg(e, "--data-parallel-sharding-strategy",
@@ -58,6 +75,7 @@ void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, 
         "# DualPipe (--pp-schedule dualpipe): Megatron-LM has no flag for it; the command "
         "runs 1F1B\n";
   if (s.zero == 0) notes += "# ZeRO 0: plain data parallel (no optimizer sharding flag)\n";
+  notes += uneven_layers_note(layers, s);
 }
 
 std::string titan_module(const std::string& name) {
@@ -98,9 +116,20 @@ void titan_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, con
   if (s.pp > 1) {
     c.arg(e, "--parallelism.pipeline_parallel_schedule", s.vp > 1 ? "Interleaved1F1B" : "1F1B")
         .arg(e, "--parallelism.num_pp_microbatches", std::to_string(p.micro_batches));
-    if (s.vp > 1)
-      notes += "# vp" + std::to_string(s.vp) +
-               ": torchtitan infers the stages per rank from the schedule and split points\n";
+    // pp x vp stages of equal layers, as the plan prices them (torchtitan's default takes one
+    // layer off the first and last stages for the embedding and the output layer).
+    const int chunks = s.pp * s.vp;
+    if (m.layers % chunks == 0)
+      c.arg(e, "--parallelism.pipeline_parallel_layers_per_stage",
+            std::to_string(m.layers / chunks))
+          .arg(e, "--parallelism.pipeline_parallel_first_stage_less_layers", "0")
+          .arg(e, "--parallelism.pipeline_parallel_last_stage_less_layers", "0");
+    else
+      notes += "# " + std::to_string(m.layers) +
+               " layers do not divide into pp x vp = " + std::to_string(chunks) +
+               " stages: list each stage's layers in the config (module_fqns_per_model_part), "
+               "one more on each of the first " +
+               std::to_string(m.layers % chunks) + ", as the plan prices them\n";
   }
   if (m.is_moe()) {
     c.arg(e, "--parallelism.expert_parallel_degree", std::to_string(s.ep));
@@ -174,7 +203,7 @@ std::string emit_training(std::string_view engine, const ModelSpec& model,
     notes.clear();
     if (engine == "megatron") {
       c.positional(std::string(launch_flag("megatron", "pretrain_gpt.py")));
-      megatron_args(c, p, r.request, model.is_moe(), notes);
+      megatron_args(c, p, r.request, model.is_moe(), model.layers, notes);
     } else {
       c.arg("torchrun", "-m", std::string(launch_flag("torchtitan", "torchtitan.train")));
       titan_args(c, p, r.request, model, notes);

@@ -127,7 +127,7 @@ topoplan_cli_test(collective_groups_json
                   EXPECT_STDOUT "\"ranks\": 4,.*\"groups\": \\[\n    \\[\n      \"gpu0\",")
 topoplan_cli_test(collective_groups_unequal_gather
                   ARGS collective gather --topology hgx-h100-8 --ranks 0-3 --ranks 4-6 --size 1G
-                  EXIT 2 EXPECT_STDERR "same number of ranks \\(4 and 3\\)")
+                  EXIT 2 EXPECT_STDERR "groups of different sizes \\(4 and 3 ranks\\)")
 # Issue 30: new platforms answer a 1 GiB all-reduce (read like a user would): the AMD mesh is
 # bounded by its xGMI links (7 x 64 x 0.8 = 358 GB/s busbw at most), CloudMatrix384 by the
 # NPU's UB links into the one-vertex UB fabric, GB300 NVL72 by NVLink5 with NVLS.
@@ -163,3 +163,18 @@ topoplan_cli_test(collective_size_below_one_per_rank
 topoplan_cli_test(collective_sweep_below_element
                   ARGS collective all-gather --topology hgx-h100-8 --sweep 8:64:2
                   EXPECT_STDERR "note: --sweep: 2 sizes below one element per rank \\(32 B\\) left out")
+# Issue 28, third walk: groups of different sizes are refused (the header showed the first
+# group's rank count and busbw factor for the slowest group's row); --root only where there is
+# one; --algo direct says why; -b/-e errors name -b/-e/-f.
+topoplan_cli_test(collective_unequal_groups
+                  ARGS collective all-reduce --topology hgx-h100-8 --ranks 0-1 --ranks 2-7 --size 256M
+                  EXIT 2 EXPECT_STDERR "--ranks: groups of different sizes \\(2 and 6 ranks\\)")
+topoplan_cli_test(collective_root_without_root
+                  ARGS collective all-reduce --topology hgx-h100-8 --size 1M --root 3
+                  EXIT 2 EXPECT_STDERR "--root: all-reduce has no root")
+topoplan_cli_test(collective_direct_all_reduce
+                  ARGS collective all-reduce --topology hgx-h100-8 --size 1M --algo direct
+                  EXIT 2 EXPECT_STDERR "cannot run all-reduce: direct is the point-to-point")
+topoplan_cli_test(collective_nccl_flags_error
+                  ARGS collective all-reduce --topology hgx-h100-8 -e 1M
+                  EXIT 2 EXPECT_STDERR "-b/-e/-f: need 0 < MIN")

@@ -72,3 +72,13 @@ topoplan_cli_test(plan_train_dp_cp_group
                   ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq 8192
                        --global-batch 8 --tp 1 --cp 8 --pp 1 --top 1
                   EXPECT_STDOUT "\n  dp-cp +1 +8 +NVL")
+# Layers that do not divide into pp x vp chunks: the emitted command says Megatron's even split
+# refuses it and what to give instead (issue 28: it printed a command Megatron asserts on).
+topoplan_cli_test(emit_megatron_uneven_layers
+                  ARGS plan --mode train --model mixtral-8x22b --topology hgx-h100-8 --nodes 8
+                       --seq 4096 --global-batch 256 --ep 4 --precision fp8 --pp 8 --vp 6 --emit megatron
+                  EXPECT_STDOUT "# 56 layers do not divide into pp x vp = 48 chunks")
+topoplan_cli_test(emit_torchtitan_uneven_layers
+                  ARGS plan --mode train --model mixtral-8x22b --topology hgx-h100-8 --nodes 8
+                       --seq 4096 --global-batch 256 --ep 4 --precision fp8 --pp 8 --vp 6 --emit torchtitan
+                  EXPECT_STDOUT "# 56 layers do not divide into pp x vp = 48 stages")

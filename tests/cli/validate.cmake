@@ -65,3 +65,13 @@ topoplan_cli_test(calibrate_never_worse ARGS calibrate --topology hgx-h100-8
                   --nccl-tests ${PROJECT_SOURCE_DIR}/tests/comm/data/h100-8-all_reduce_naive_fit.log
                   -o calib_naive_fit.json
                   EXPECT_STDOUT "nvls_efficiency/2 +0\\.85 +0\\.7391 +yes.*base_latency_us/ring/LL +6\\.6 +8\\.6 +no \\(error grows\\) +26\\.2% -> 31\\.5%.*held out .*fitted rows 24: median \\|err\\| 11\\.8% -> 9\\.2%, worst \\+26\\.2% -> \\+26\\.2%\nheld out rows 7:")
+# Calibrating one GPU's constants from another GPU's log is refused; validate says it compares
+# different GPUs (issue 28: calibrate wrote nvls_efficiency 0.39 for H100 from an A100 log).
+topoplan_cli_test(calibrate_other_gpu_refused
+                  ARGS calibrate --topology hgx-h100-8
+                       --nccl-tests ${PROJECT_SOURCE_DIR}/topologies/samples/nccl-tests/a100-8-all_reduce_1g.log
+                  EXIT 2 EXPECT_STDERR "the log ran on 'NVIDIA A100-SXM4-40GB', the topology's GPUs are H100-SXM")
+topoplan_cli_test(validate_other_gpu_note
+                  ARGS validate --topology hgx-h100-8
+                       --nccl-tests ${PROJECT_SOURCE_DIR}/topologies/samples/nccl-tests/a100-8-all_reduce_1g.log
+                  EXPECT_STDERR "note: .*the errors below compare different GPUs")

@@ -285,3 +285,39 @@ TEST_CASE("calibrate never writes a number that is not finite, nor a file --cali
   c.tuning.base_latency_us[0][0] = 1e300;  // finite, out of range: the reader's check applies
   CHECK_THROWS_AS(write_comm_calibration(c, "hand"), InputError);
 }
+
+// Issue 28, third walk: a log of 8 ranks on 2 hosts was priced on one server's 8 GPUs (an
+// NVLink-only prediction for a cross-node run).
+TEST_CASE("nccl-tests: a log's ranks are placed per host, the GPU model is checked") {
+  ClusterOptions co;
+  co.nodes = 2;
+  const Topology t = load_topology("hgx-h100-8", co);
+  NcclTestsLog log;
+  log.source = "two_hosts.log";
+  log.ranks = 8;
+  log.nodes = 2;
+  const std::vector<int> g = log_group(t, log);
+  REQUIRE(g.size() == 8);
+  for (int i = 0; i < 8; ++i) {
+    CHECK(t.device(g[static_cast<std::size_t>(i)]).node == i / 4);
+    CHECK(t.device(g[static_cast<std::size_t>(i)]).local_index == i % 4);
+  }
+  log.ranks = 7;  // 7 ranks on 2 hosts: no even split to guess
+  CHECK_THROWS_AS(log_group(t, log), InputError);
+  log.ranks = 8;
+  log.nodes = 1;
+  CHECK(t.device(log_group(t, log).back()).node == 0);
+  // The catalog's model against the log's device name, as a whole word.
+  log.gpu_name = "NVIDIA H100 80GB HBM3";
+  CHECK(log_gpu_mismatch(t, log).empty());
+  log.gpu_name = "NVIDIA A100-SXM4-40GB";
+  CHECK(log_gpu_mismatch(t, log) ==
+        "the log ran on 'NVIDIA A100-SXM4-40GB', the topology's GPUs are H100-SXM");
+  const Topology h20 = load_topology("hgx-h20-8");
+  log.gpu_name = "NVIDIA H200";  // H20 is not H200
+  CHECK(!log_gpu_mismatch(h20, log).empty());
+  log.gpu_name = "NVIDIA H20";
+  CHECK(log_gpu_mismatch(h20, log).empty());
+  log.gpu_name = "";
+  CHECK(log_gpu_mismatch(h20, log).empty());
+}

@@ -85,7 +85,7 @@ TEST_CASE("collectives at scale: an extrapolated DP ring matches the directly pr
   // 256 servers: the 8 DP groups of stride 8 hold 2,048 GPUs, over the direct-pricing window;
   // the pricer halves them to 128 ranks and extrapolates. Direct: every group of 256 at once.
   test::Machine mc("hgx-h100-8", 256);
-  train::CommPricer pricer(*mc.router, 2048);
+  train::CommPricer pricer(*mc.router, 2048, NcclTuning::builtin());
   CollectiveModel cm(*mc.router);
   auto groups = pricer.window(8, 256);
   REQUIRE(groups.size() == 8);

@@ -112,6 +112,32 @@ TEST_CASE("train step: TP all-reduces, or all-gathers + reduce-scatters with SP,
   CHECK(p.breakdown.tp_us == doctest::Approx(4 * 32 * 6 * (ag + rs)));
 }
 
+// --calibration reaches training (issue 28: only serving read it): the TP all-reduces are
+// priced with the calibrated constants, here 100 µs more latency for every algorithm and half
+// the NVLS efficiency.
+TEST_CASE("train step: a calibration's tuning prices the TP collectives") {
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = load_model("llama-3-8b");
+  TrainRequest q = request(2048, 4);
+  NcclTuning slow = NcclTuning::builtin();
+  for (auto& algo : slow.base_latency_us)
+    for (double& proto : algo) proto += 100;
+  for (auto& hw : slow.hw_latency_us)
+    for (auto& algo : hw)
+      for (double& proto : algo) proto += 100;
+  for (double& e : slow.nvls_efficiency) e *= 0.5;
+  const TrainStrategy s{.tp = 8, .zero = 0, .recompute = Recompute::Selective, .micro_batch = 1};
+  const TrainPlan plain = evaluate_training(m, *mc.router, q, s);
+  q.comm_tuning = &slow;
+  const TrainPlan tuned = evaluate_training(m, *mc.router, q, s);
+  REQUIRE(plain.fits);
+  const double bytes = 2048.0 * 4096 * 2;
+  const auto tp8 = gpus(mc, {0, 1, 2, 3, 4, 5, 6, 7});
+  const double ar = CollectiveModel(*mc.router, slow).cost(CollOp::AllReduce, tp8, bytes).time_us;
+  CHECK(tuned.breakdown.tp_us == doctest::Approx(4 * 32 * 4 * ar));
+  CHECK(tuned.breakdown.tp_us > plain.breakdown.tp_us);
+}
+
 TEST_CASE("train step: TP comm overlap hides nothing for a TP group across servers") {
   // TE userbuffers reach TP peers through CUDA multicast / IPC handles, inside one NVLink domain
   // only (NVIDIA/TransformerEngine issue #1071): TP8 on one H100 server hides up to 3x the
