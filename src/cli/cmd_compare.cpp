@@ -6,6 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/csv_option.hpp"
+#include "cli/mode_flags.hpp"
 #include "cli/option_groups.hpp"
 #include "report/chart_views.hpp"
 #include "report/compare.hpp"
@@ -145,26 +146,25 @@ void refuse_unread_flags(const CLI::App& sub, const CompareArgs& a) {
 }  // namespace
 
 // compare --help's headings (plan's, less what compare does not take, plus cost).
-const OptionGroups kCompareGroups{
-    {"Designs and cost", {"--topology", "--gpu-hour-price"}},
-    {"Model and workload",
-     {"--model", "--mode", "--batch", "--prompt", "--output", "--context", "--tpot-max",
-      "--ttft-max", "--mtp-accept", "--mtp-draft", "--workload", "--requests", "--concurrency"}},
-    {"Engine",
-     {"--engine", "--mem-util", "--prefill-chunk", "--fp8-block-gemm", "--cuda-graphs",
-      "--two-batch-overlap", "--nvls", "--moe-comm"}},
-    {"Search (pins, placement, progress)",
-     {"--gpus", "--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement",
-      "--top", "--threads", "--quiet"}},
-    {"Training (--mode train)",
-     {"--seq", "--global-batch", "--micro-batch", "--vp", "--cp", "--zero", "--recompute", "--sp",
-      "--train-tokens", "--tp-comm-overlap", "--moe-dispatcher", "--pp-schedule",
-      "--no-flash-attention", "--dropout", "--no-timing"}},
-    {"Disaggregated serving (--disagg)", {"--disagg"}},
-    {"Bill of materials (--bom)",
-     {"--bom", "--prices", "--price", "--pue", "--kwh-price", "--years"}},
-    {"Output", {"--chart", "--html", "--json", "--csv"}},
-};
+OptionGroups compare_groups() {
+  return {
+      {"Designs and cost", {"--topology", "--gpu-hour-price"}},
+      {"Model and workload",
+       {"--model", "--mode", "--batch", "--prompt", "--output", "--context", "--tpot-max",
+        "--ttft-max", "--mtp-accept", "--mtp-draft", "--workload", "--requests", "--concurrency"}},
+      {"Engine",
+       {"--engine", "--mem-util", "--prefill-chunk", "--fp8-block-gemm", "--cuda-graphs",
+        "--two-batch-overlap", "--nvls", "--moe-comm"}},
+      {"Search (pins, placement, progress)",
+       {"--gpus", "--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement",
+        "--top", "--threads", "--quiet"}},
+      {"Training (--mode train)", train_only_flags()},
+      {"Disaggregated serving (--disagg)", {"--disagg"}},
+      {"Bill of materials (--bom)",
+       {"--bom", "--prices", "--price", "--pue", "--kwh-price", "--years"}},
+      {"Output", {"--chart", "--html", "--json", "--csv"}},
+  };
+}
 
 void add_compare_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<CompareArgs>();
@@ -207,7 +207,7 @@ void add_compare_command(CLI::App& app, Action& action) {
               "topoplan compare --mode train --model llama-3-8b --tokens 15T "
               "--topology hgx-h100-8:nodes=4 --topology hgx-h200-8:nodes=4 --topology "
               "hgx-b200-8:nodes=4");
-  group_options(*sub, kCompareGroups);
+  group_options(*sub, compare_groups());
   sub->callback([&action, a, sub] {
     take_bom_settings(*sub, *a);
     action = [a, sub] {

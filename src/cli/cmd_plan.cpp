@@ -224,8 +224,8 @@ int run_plan(PlanArgs& a) {
     a.train.precision = a.precision.precision;
     a.train.engine = a.engine;
     // --calibration reaches training's collectives too (it reached serving only).
-    const TrainPins pins{a.tp,     a.pp,   a.dp,    a.ep,   a.req.gpus, a.req.top,
-                         a.json,   a.quiet, a.emit, &a.csv, &setup.tuning};
+    const TrainPins pins{a.tp,   a.pp,    a.dp,   a.ep,   a.req.gpus,   a.req.top,
+                         a.json, a.quiet, a.emit, &a.csv, &setup.tuning};
     return run_train_plan(load_model(a.model), *setup.router, a.train, pins);
   }
   ModelSpec m = load_model_with(a.model, a.precision);
@@ -371,31 +371,30 @@ PlanRequestFlags add_plan_request_flags(CLI::App& sub) {
 }
 
 // plan --help's headings, in the order of each group's first flag.
-const OptionGroups kPlanGroups{
-    {"Model and workload",
-     {"--model", "--precision", "--kv-dtype", "--mode", "--batch", "--prompt", "--output",
-      "--context", "--tpot-max", "--ttft-max", "--mtp-accept", "--mtp-draft", "--workload",
-      "--requests", "--concurrency"}},
-    {"Cluster",
-     {"--topology", "--nodes", "--fabric", "--fabric-link", "--oversubscription", "--tiers",
-      "--calibration"}},
-    {"Engine",
-     {"--engine", "--mem-util", "--prefill-chunk", "--fp8-block-gemm", "--cuda-graphs",
-      "--two-batch-overlap", "--nvls", "--moe-comm", "--redundant-experts", "--ep-slots"}},
-    {"Search (pins, placement, progress)",
-     {"--gpus", "--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement",
-      "--top", "--threads", "--quiet"}},
-    {"Training (--mode train)",
-     {"--seq", "--global-batch", "--micro-batch", "--vp", "--cp", "--zero", "--recompute", "--sp",
-      "--train-tokens", "--tp-comm-overlap", "--moe-dispatcher", "--pp-schedule",
-      "--no-flash-attention", "--dropout", "--no-timing"}},
-    {"Disaggregated serving (--disagg)",
-     {"--disagg", "--prefill-nodes", "--decode-nodes", "--kv-transfer", "--request-rate",
-      "--decode-server"}},
-    {"Output",
-     {"--json", "--csv", "--placement-detail", "--emit", "--render", "--color-by", "--html",
-      "--chart"}},
-};
+OptionGroups plan_groups() {
+  return {
+      {"Model and workload",
+       {"--model", "--precision", "--kv-dtype", "--mode", "--batch", "--prompt", "--output",
+        "--context", "--tpot-max", "--ttft-max", "--mtp-accept", "--mtp-draft", "--workload",
+        "--requests", "--concurrency"}},
+      {"Cluster",
+       {"--topology", "--nodes", "--fabric", "--fabric-link", "--oversubscription", "--tiers",
+        "--calibration"}},
+      {"Engine",
+       {"--engine", "--mem-util", "--prefill-chunk", "--fp8-block-gemm", "--cuda-graphs",
+        "--two-batch-overlap", "--nvls", "--moe-comm", "--redundant-experts", "--ep-slots"}},
+      {"Search (pins, placement, progress)",
+       {"--gpus", "--tp", "--pp", "--dp", "--ep", "--attention-dp", "--max-tp-class", "--placement",
+        "--top", "--threads", "--quiet"}},
+      {"Training (--mode train)", train_only_flags()},
+      {"Disaggregated serving (--disagg)",
+       {"--disagg", "--prefill-nodes", "--decode-nodes", "--kv-transfer", "--request-rate",
+        "--decode-server"}},
+      {"Output",
+       {"--json", "--csv", "--placement-detail", "--emit", "--render", "--color-by", "--html",
+        "--chart"}},
+  };
+}
 
 void add_plan_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<PlanArgs>();
@@ -454,7 +453,7 @@ void add_plan_command(CLI::App& app, Action& action) {
   sub->add_option("--html", a->html, "write one self-contained HTML report page");
   sub->add_option("--chart", a->chart,
                   "Pareto chart: tokens/s/GPU vs tokens/s/user, SLA, chosen plan (.svg/.png/.pdf)");
-  group_options(*sub, kPlanGroups);
+  group_options(*sub, plan_groups());
   sub->callback([&action, a, sub] {
     action = [a, sub] {
       refuse_other_mode_flags(*sub, a->mode == "train", a->disagg);

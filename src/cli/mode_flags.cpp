@@ -9,22 +9,6 @@ namespace topoplan::cli {
 
 namespace {
 
-// Read only by the training planner (cmd_plan_train.cpp, TrainFlags).
-const std::vector<std::string> kTrainOnly = {"--seq",
-                                             "--global-batch",
-                                             "--micro-batch",
-                                             "--vp",
-                                             "--cp",
-                                             "--zero",
-                                             "--recompute",
-                                             "--sp",
-                                             "--train-tokens",
-                                             "--tp-comm-overlap",
-                                             "--moe-dispatcher",
-                                             "--pp-schedule",
-                                             "--no-flash-attention",
-                                             "--dropout",
-                                             "--no-timing"};
 // Read only by the serving planner (PlanRequest, PrecisionOptions::kv_dtype, the placement
 // search). --disagg, --redundant-experts, --html ... have their own messages in cmd_plan.cpp.
 const std::vector<std::string> kServeOnly = {
@@ -52,13 +36,35 @@ void refuse(const CLI::App& cmd, const std::vector<std::string>& flags, const st
 
 }  // namespace
 
+// Read only by the training planner (cmd_plan_train.cpp, TrainFlags). A function-local static:
+// plan's and compare's --help headings are built from it during static initialization.
+const std::vector<std::string>& train_only_flags() {
+  static const std::vector<std::string> flags = {"--seq",
+                                                 "--global-batch",
+                                                 "--micro-batch",
+                                                 "--vp",
+                                                 "--cp",
+                                                 "--zero",
+                                                 "--recompute",
+                                                 "--sp",
+                                                 "--train-tokens",
+                                                 "--tp-comm-overlap",
+                                                 "--moe-dispatcher",
+                                                 "--pp-schedule",
+                                                 "--no-flash-attention",
+                                                 "--dropout",
+                                                 "--no-timing"};
+  return flags;
+}
+
 void refuse_other_mode_flags(const CLI::App& cmd, bool train, bool disagg) {
   if (train)
     refuse(cmd, kServeOnly,
            "sets up serving, not --mode train (it would be ignored); training takes --seq, "
            "--global-batch, --train-tokens, ...");
   else
-    refuse(cmd, kTrainOnly, "applies to --mode train (it would be ignored in --mode serve)");
+    refuse(cmd, train_only_flags(),
+           "applies to --mode train (it would be ignored in --mode serve)");
   if (!disagg)
     refuse(cmd, kDisaggOnly,
            "sizes the pools of --disagg or sets its KV transfer: use it with --disagg");

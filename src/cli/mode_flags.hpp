@@ -4,8 +4,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
 
 namespace topoplan::cli {
+
+// The flags only the training planner reads (TrainFlags): refused outside --mode train, and the
+// "Training (--mode train)" heading of plan's and compare's --help.
+const std::vector<std::string>& train_only_flags();
 
 // Throws InputError for the first flag given on `cmd` that the mode does not read: training's
 // flags without --mode train, serving's with it, the pool flags without --disagg.

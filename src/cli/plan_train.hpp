@@ -29,7 +29,7 @@ struct TrainPins {
   bool json = false;
   bool quiet = false;  // --quiet: no progress bar
   std::string emit;    // --emit megatron|torchtitan: launch commands instead of the table
-  const CsvOption* csv = nullptr;  // --csv [FILE]: one row per training plan
+  const CsvOption* csv = nullptr;           // --csv [FILE]: one row per training plan
   const NcclTuning* comm_tuning = nullptr;  // --calibration's constants (nullptr: built-in)
 };
 
