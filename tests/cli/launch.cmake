@@ -31,6 +31,13 @@ topoplan_cli_test(launch_megatron_llama8b_h100x2 ARGS plan ${train_pins} --emit 
                   GOLDEN launch_megatron_llama8b_h100x2.txt)
 topoplan_cli_test(launch_torchtitan_llama8b_h100x2 ARGS plan ${train_pins} --emit torchtitan
                   GOLDEN launch_torchtitan_llama8b_h100x2.txt)
+# By hand: Llama-3-8B's 32 layers over pp2 x vp1 = 2 stages are 16 per stage, with no layer taken
+# off the first and last stages (torchtitan's default takes one each); the pinned plan has dp > 1
+# and ZeRO-1, so Megatron gets both overlap flags the step time assumes.
+topoplan_cli_test(launch_torchtitan_layers_per_stage ARGS plan ${train_pins} --emit torchtitan
+                  EXPECT_STDOUT "--parallelism.pipeline_parallel_layers_per_stage 16 .*first_stage_less_layers 0")
+topoplan_cli_test(launch_megatron_overlap_flags ARGS plan ${train_pins} --emit megatron
+                  EXPECT_STDOUT "--use-distributed-optimizer .*--overlap-grad-reduce .*--overlap-param-gather")
 # Refusals: a serving engine for training and back, an unknown engine, --emit with --json.
 topoplan_cli_test(launch_train_engine_for_serving ARGS plan --emit megatron --quiet EXIT 2
                   EXPECT_STDERR "sglang")
