@@ -2,6 +2,7 @@
 #include <cmath>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "io/json_reader.hpp"
 #include "io/quantity_ranges.hpp"
@@ -13,6 +14,9 @@ namespace topoplan {
 namespace {
 
 constexpr const char* kReferenceFile = "topologies/calibration/h200-sxm.json";
+// GPUs measured on their own (besides the reference): their curves replace the reference's scaled
+// ones. H100-SXM: the lent nvidia-h100-x1 machine, 2026-12-06 (tools/measure/device/run_h100.sh).
+constexpr const char* kOwnFiles[] = {"topologies/calibration/h100-sxm.json"};
 
 namespace rg = io::ranges;
 
@@ -117,18 +121,32 @@ double Calibration::k_shape(double k, bool fp8_rate) const {
   return (k / (k + half)) / (k_ref / (k_ref + half));
 }
 
+namespace {
+
+Calibration embedded_calibration(const char* file) {
+  const auto text = embedded_file(file);
+  if (!text) throw InternalError(std::string("embedded calibration missing: ") + file);
+  return parse_calibration(std::string(*text), std::string("builtin:") + file);
+}
+
+}  // namespace
+
 const Calibration& reference_calibration() {
-  static const Calibration cal = [] {
-    const auto text = embedded_file(kReferenceFile);
-    if (!text) throw InternalError(std::string("embedded calibration missing: ") + kReferenceFile);
-    return parse_calibration(std::string(*text), std::string("builtin:") + kReferenceFile);
-  }();
+  static const Calibration cal = embedded_calibration(kReferenceFile);
   return cal;
 }
 
 const Calibration* builtin_calibration(std::string_view gpu_name) {
   const Calibration& ref = reference_calibration();
-  return ref.gpu == gpu_name ? &ref : nullptr;
+  if (ref.gpu == gpu_name) return &ref;
+  static const std::vector<Calibration> own = [] {
+    std::vector<Calibration> v;
+    for (const char* f : kOwnFiles) v.push_back(embedded_calibration(f));
+    return v;
+  }();
+  for (const Calibration& c : own)
+    if (c.gpu == gpu_name) return &c;
+  return nullptr;
 }
 
 }  // namespace topoplan

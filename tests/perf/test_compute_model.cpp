@@ -135,13 +135,31 @@ TEST_CASE("calibration constants outside their plausible range are refused at th
         "1e+300");
 }
 
-TEST_CASE("built-in model: every GPU of the catalog gets a model, only the H200 is measured") {
+TEST_CASE("built-in model: every GPU of the catalog gets a model, the H200 and H100-SXM measured") {
   for (const GpuSpec& g : Catalog::builtin().gpus()) {
     if (!(g.hbm_GBps > 0) || !(g.bf16_TFLOPS > 0)) continue;
     const ComputeModel cm = ComputeModel::for_gpu(g);
-    CHECK(cm.measured() == (g.name == reference_calibration().gpu));
+    CHECK(cm.measured() == (g.name == "H200-SXM" || g.name == "H100-SXM"));
   }
   CHECK(builtin_calibration("H20") == nullptr);
+  REQUIRE(builtin_calibration("H100-SXM") != nullptr);
+  CHECK(builtin_calibration("H100-SXM")->source.find("h100-sxm-2026-12-06.json") !=
+        std::string::npos);
+  CHECK(reference_calibration().gpu == "H200-SXM");
+}
+
+TEST_CASE("H100-SXM measured: a 256 MiB copy takes the time the lent H100 measured") {
+  // topologies/calibration/h100-sxm-2026-12-06.json, copy of 256 MiB (268,435,456 bytes read +
+  // written): median 90.361 us; floor 0.99 us. Ideal at 3,350 GB/s: 268435456 / 3.35e3 = 80.130
+  // us, so the fitted fraction is 80.130 / (90.361 - 0.99) = 0.8966 and the model's copy time is
+  // the measured one.
+  const ComputeModel h100 = ComputeModel::for_gpu(Catalog::builtin().gpu("H100-SXM"));
+  KernelCost copy;
+  copy.kind = KernelKind::Elementwise;
+  copy.bytes = 268435456;
+  CHECK(h100.kernel_time_us(copy) == doctest::Approx(90.361).epsilon(0.002));
+  // Host launch time is the host's: the H100 file leaves it out, the reference's 10.51 us applies.
+  CHECK(h100.eager_launch_us() == doctest::Approx(reference_calibration().eager_launch_us));
 }
 
 TEST_CASE("monotonic: more bytes never take less time, bigger GEMMs are not slower per flop") {
@@ -188,18 +206,21 @@ TEST_CASE("other GPUs: the H200 curve shape scaled by datasheet peaks") {
 
 TEST_CASE("other GPUs: HBM fractions scaled by their STREAM fraction relative to the H200") {
   // Azure/AI-benchmarking-guide STREAM copy/triad/dot, TB/s: A100-80GB 1.61/1.70/1.75 of 2.039,
-  // H100 2.90/2.97/3.18 of 3.35, H200 4.01/4.15/4.48 of 4.8. Ratios of fractions:
-  // A100 (0.94515 + 0.96432 + 0.91959)/3 = 0.94302; H100 (1.03617 + 1.02549 + 1.01695)/3 = 1.02620.
+  // H200 4.01/4.15/4.48 of 4.8. Ratio of fractions:
+  // A100 (0.94515 + 0.96432 + 0.91959)/3 = 0.94302. (The H100-SXM has its own measured curves.)
   const ComputeModel h200 = ComputeModel::for_gpu(Catalog::builtin().gpu("H200-SXM"));
   const ComputeModel a100 = ComputeModel::for_gpu(Catalog::builtin().gpu("A100-SXM-80GB"));
-  const ComputeModel h100 = ComputeModel::for_gpu(Catalog::builtin().gpu("H100-SXM"));
   const double b = 64e6;  // bytes on the H200; same ideal time on the others
   const double f200 = h200.achieved_hbm_GBps(b, KernelKind::Gemm) / 4800;
   CHECK(a100.achieved_hbm_GBps(b * 2039 / 4800, KernelKind::Gemm) / 2039 ==
         doctest::Approx(f200 * 0.94302).epsilon(1e-4));
-  CHECK(h100.achieved_hbm_GBps(b * 3350 / 4800, KernelKind::Elementwise) / 3350 ==
-        doctest::Approx(h200.achieved_hbm_GBps(b, KernelKind::Elementwise) / 4800 * 1.02620)
-            .epsilon(1e-4));
+  // The H100 is not scaled: its model is its own file's, unchanged.
+  const GpuSpec& h100_spec = Catalog::builtin().gpu("H100-SXM");
+  const ComputeModel h100 = ComputeModel::for_gpu(h100_spec);
+  const ComputeModel own =
+      ComputeModel::from_calibration(h100_spec, *builtin_calibration("H100-SXM"), true);
+  CHECK(h100.achieved_hbm_GBps(b, KernelKind::Elementwise) ==
+        own.achieved_hbm_GBps(b, KernelKind::Elementwise));
   // Compute is not scaled: the same as the unscaled reference curves on the A100's peaks.
   const ComputeModel plain = ComputeModel::from_calibration(Catalog::builtin().gpu("A100-SXM-80GB"),
                                                             reference_calibration(), false);
