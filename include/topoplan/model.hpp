@@ -49,6 +49,13 @@ struct MoeSpec {
   // --ep-num-redundant-experts). Not part of the model's parameters: plan --redundant-experts.
   int redundant_experts = 0;
   int expert_slots() const { return num_experts + redundant_experts; }
+  // Group-limited routing (DeepSeek-V2/V3 "node-limited routing", arXiv:2412.19437 §2.1.2; HF
+  // config n_group / topk_group): the routed experts form n_group equal groups of consecutive
+  // experts, a token first keeps its topk_group best groups, then its top_k experts among them.
+  // 1 / 1: no limit.
+  int n_group = 1;
+  int topk_group = 1;
+  bool group_limited() const { return n_group > 1 && topk_group < n_group; }
 };
 
 // A weight storage format: element type plus optional block/group scales.

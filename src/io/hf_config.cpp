@@ -3,6 +3,7 @@
 // DeepseekV3Config, GptOssConfig, Glm4MoeConfig; Kimi-K2 ships DeepseekV3's keys as kimi_k2).
 #include "io/hf_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "io/hf_quant.hpp"
@@ -110,6 +111,10 @@ void parse_moe(const JsonReader& r, const std::string& type, ModelSpec& m) {
     // e_score_correction_bias (GLM-4.5 has it too, with the same noaux_tc routing)
     m.moe.router_bias = r.str_or("topk_method", "") == "noaux_tc" || type == "glm4_moe";
     m.mtp_modules = r.integer_or("num_nextn_predict_layers", 0);
+    // Group-limited routing (DeepSeek-V2/V3: n_group 8, topk_group 3 / 4); absent or 1: none.
+    m.moe.n_group = std::max(1, r.integer_or("n_group", 1));
+    m.moe.topk_group =
+        r.has("topk_group") ? std::max(1, r.integer_or("topk_group", 1)) : m.moe.n_group;
   }
   m.moe.top_k = r.integer("num_experts_per_tok", 1);
 }

@@ -1,4 +1,5 @@
 // topoplan model JSON (docs/model-format.md) → ModelSpec, built-in catalog and validation.
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -101,7 +102,8 @@ void parse_mlp(const JsonReader& p, ModelSpec& m) {
 
 void parse_moe(const JsonReader& e, ModelSpec& m) {
   e.only({"num_experts", "top_k", "expert_intermediate_size", "num_shared_experts",
-          "shared_intermediate_size", "first_dense_layers", "layer_freq", "router_bias"});
+          "shared_intermediate_size", "first_dense_layers", "layer_freq", "router_bias", "n_group",
+          "topk_group"});
   m.moe = {e.integer("num_experts", 1),
            e.integer("top_k", 1),
            e.integer("expert_intermediate_size", 1),
@@ -110,6 +112,8 @@ void parse_moe(const JsonReader& e, ModelSpec& m) {
            e.integer_or("first_dense_layers", 0),
            e.integer_or("layer_freq", 1),
            e.boolean_or("router_bias", false)};
+  m.moe.n_group = e.has("n_group") ? e.integer("n_group", 1) : 1;
+  m.moe.topk_group = e.has("topk_group") ? e.integer("topk_group", 1) : m.moe.n_group;
 }
 
 ModelSpec parse_native(const json& j, const std::string& source) {
@@ -183,6 +187,15 @@ void validate_model(const ModelSpec& m, const std::string& source) {
          "exceeds num_experts (" + std::to_string(m.moe.num_experts) + ")");
     need(m.moe.first_dense_layers <= m.layers, "/moe/first_dense_layers", "exceeds num_layers");
     need(m.moe.layer_freq >= 1, "/moe/layer_freq", "must be at least 1");
+    need(m.moe.n_group >= 1 && m.moe.n_group <= m.moe.num_experts &&
+             m.moe.num_experts % m.moe.n_group == 0,
+         "/moe/n_group",
+         "must divide num_experts (" + std::to_string(m.moe.num_experts) + ") into equal groups");
+    need(m.moe.topk_group >= 1 && m.moe.topk_group <= m.moe.n_group, "/moe/topk_group",
+         "must be in [1, n_group] (" + std::to_string(m.moe.n_group) + ")");
+    need(double(m.moe.top_k) <=
+             double(m.moe.topk_group) * m.moe.num_experts / std::max(1, m.moe.n_group),
+         "/moe/top_k", "exceeds the experts of topk_group groups");
   }
 }
 
@@ -214,7 +227,9 @@ std::string hf_pointer(const std::string& native, const json& j) {
       {"/attention/qk_nope_head_dim", "/qk_nope_head_dim"},
       {"/attention/qk_rope_head_dim", "/qk_rope_head_dim"},
       {"/attention/v_head_dim", "/v_head_dim"},
-      {"/moe/first_dense_layers", "/first_k_dense_replace"}};
+      {"/moe/first_dense_layers", "/first_k_dense_replace"},
+      {"/moe/n_group", "/n_group"},
+      {"/moe/topk_group", "/topk_group"}};
   for (const auto& [from, to] : kKeys)
     if (native == from) return to;
   if (native == "/moe/layer_freq")

@@ -219,8 +219,7 @@ const PreparedCollective& Planner::Impl::prepared(int code, const Strategy& s,
         TrafficMatrix unit = code == kOpAllToAll
                                  ? moe_dispatch_matrix(static_cast<int>(e.size()), 1.0,
                                                        1.0 / model.moe.top_k, model.moe.top_k)
-                                 : deepep_normal_matrix(router->topology(), e, 1.0, 1.0,
-                                                        model.moe.num_experts, model.moe.top_k);
+                                 : deepep_normal_matrix(router->topology(), e, 1.0, 1.0, model.moe);
         at->second = comm.prepare_all_to_all({e}, {unit}, comm_options);
       }
       p = at->second;
@@ -253,8 +252,7 @@ double Planner::Impl::reference_us(int code, const Strategy& s, PlacementOrder o
       TrafficMatrix tm = code == kOpAllToAll
                              ? moe_dispatch_matrix(static_cast<int>(g.size()), 1.0,
                                                    bytes / model.moe.top_k, model.moe.top_k)
-                             : deepep_normal_matrix(router->topology(), g, 1.0, bytes,
-                                                    model.moe.num_experts, model.moe.top_k);
+                             : deepep_normal_matrix(router->topology(), g, 1.0, bytes, model.moe);
       us = comm.all_to_all(g, tm, comm_options).time_us;
       break;
     }

@@ -83,8 +83,8 @@ int CommPricer::channels(CollOp op, int stride, int size, double bytes) const {
   return it == channels_.end() ? 0 : it->second;
 }
 
-double CommPricer::deepep(int stride, int size, double tokens, double token_bytes, int experts,
-                          int top_k) const {
+double CommPricer::deepep(int stride, int size, double tokens, double token_bytes,
+                          const MoeSpec& moe) const {
   if (size <= 1 || tokens <= 0) return 0;
   // Keyed apart from cost(): op code -1 with the bytes of one rank's tokens.
   auto key = std::make_tuple(-1, stride, size, tokens * token_bytes);
@@ -93,7 +93,7 @@ double CommPricer::deepep(int stride, int size, double tokens, double token_byte
   const auto groups = window(stride, size);
   std::vector<TrafficMatrix> tm;
   for (const auto& g : groups)
-    tm.push_back(deepep_normal_matrix(router_->topology(), g, tokens, token_bytes, experts, top_k));
+    tm.push_back(deepep_normal_matrix(router_->topology(), g, tokens, token_bytes, moe));
   double t = 0;
   for (const CollectiveCost& c : model_.all_to_all_concurrent(groups, tm))
     t = std::max(t, c.time_us);

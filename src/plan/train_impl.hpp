@@ -94,8 +94,7 @@ class CommPricer {
   const Router& router() const { return *router_; }
   // DeepEP normal-mode dispatch (or combine) of `tokens` per rank of `token_bytes` on every EP
   // group of the window (deepep_normal_matrix), the slowest group's time, µs.
-  double deepep(int stride, int size, double tokens, double token_bytes, int experts,
-                int top_k) const;
+  double deepep(int stride, int size, double tokens, double token_bytes, const MoeSpec& moe) const;
 
  private:
   const Router* router_;

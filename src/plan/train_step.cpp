@@ -67,9 +67,8 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
   double ep_pass = 0;
   if (s.ep > 1 && m.is_moe()) {
     double bytes = T / s.tp * m.moe.top_k * h * 2;
-    ep_pass = e.req.deepep
-                  ? 2 * c.deepep(s.etp, s.ep, T / s.tp, h * 2, m.moe.num_experts, m.moe.top_k)
-                  : 2 * c.cost(CollOp::AllToAll, s.etp, s.ep, bytes);
+    ep_pass = e.req.deepep ? 2 * c.deepep(s.etp, s.ep, T / s.tp, h * 2, m.moe)
+                           : 2 * c.cost(CollOp::AllToAll, s.etp, s.ep, bytes);
   }
   for (int what = 0; what < 2; ++what) {
     int n = what == 0 ? p.layers - p.moe_layers : p.moe_layers;

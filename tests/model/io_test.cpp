@@ -83,6 +83,7 @@ TEST_CASE("Hugging Face config.json: llama and deepseek_v3 map to the built-ins"
     "n_routed_experts": 256, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
     "moe_layer_freq": 1, "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
     "qk_rope_head_dim": 64, "v_head_dim": 128, "topk_method": "noaux_tc", "vocab_size": 129280,
+    "n_group": 8, "topk_group": 4,
     "max_position_embeddings": 163840, "num_nextn_predict_layers": 1, "hidden_act": "silu",
     "tie_word_embeddings": false, "torch_dtype": "bfloat16",
     "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3",
@@ -94,6 +95,32 @@ TEST_CASE("Hugging Face config.json: llama and deepseek_v3 map to the built-ins"
   CHECK(weight_bytes(d, count_params(d).total) ==
         weight_bytes(builtin, count_params(builtin).total));
   CHECK(kv_bytes_per_token(d) == 70272);
+  // Group-limited routing: 8 groups, 4 kept (the built-in's, from the same config).
+  CHECK(d.moe.n_group == 8);
+  CHECK(d.moe.topk_group == 4);
+  CHECK(builtin.moe.n_group == 8);
+  CHECK(builtin.moe.topk_group == 4);
+  CHECK(builtin.moe.group_limited());
+}
+
+TEST_CASE("group-limited routing: defaults, and groups that do not divide are refused") {
+  const std::string moe =
+      R"(, "moe": {"num_experts": 8, "top_k": 2, "expert_intermediate_size": 6)";
+  ModelSpec m = parse_model_json(kBase + moe + "}}", "m.json");
+  CHECK(m.moe.n_group == 1);
+  CHECK_FALSE(m.moe.group_limited());
+  // n_group alone keeps every group (no limit).
+  m = parse_model_json(kBase + moe + R"(, "n_group": 4}})", "m.json");
+  CHECK(m.moe.topk_group == 4);
+  CHECK_FALSE(m.moe.group_limited());
+  CHECK(error_of(kBase + moe + R"(, "n_group": 3}})").find("/moe/n_group") != std::string::npos);
+  CHECK(error_of(kBase + moe + R"(, "n_group": 4, "topk_group": 5}})").find("/moe/topk_group") !=
+        std::string::npos);
+  // top_k 3 exceeds the 2 experts of the one group of 2 a token keeps.
+  const std::string moe3 =
+      R"(, "moe": {"num_experts": 8, "top_k": 3, "expert_intermediate_size": 6)";
+  CHECK(error_of(kBase + moe3 + R"(, "n_group": 4, "topk_group": 1}})").find("/moe/top_k") !=
+        std::string::npos);
 }
 
 TEST_CASE("Hugging Face config: qwen3_moe and mixtral keys, unsupported model_type") {

@@ -366,8 +366,7 @@ TEST_CASE("train step: --moe-dispatcher deepep prices DeepEP's deduplicated disp
   std::vector<TrafficMatrix> tm;
   for (int b = 0; b < 8; b += 4) {
     groups.push_back(gpus(mc, {b, b + 1, b + 2, b + 3}));
-    tm.push_back(deepep_normal_matrix(mc.topology, groups.back(), 64, m.hidden * 2.0,
-                                      m.moe.num_experts, m.moe.top_k));
+    tm.push_back(deepep_normal_matrix(mc.topology, groups.back(), 64, m.hidden * 2.0, m.moe));
   }
   double a2a = 0;
   for (const CollectiveCost& c : cm.all_to_all_concurrent(groups, tm))
