@@ -41,6 +41,15 @@ TEST_CASE("HF families: total parameters within 1% of the published figures") {
   }
 }
 
+TEST_CASE("HF families: group-limited routing where the config sets it") {
+  // DeepSeek-V3's config.json: n_group 8, topk_group 4; Kimi-K2's test config leaves them out
+  // (its config.json: 1 / 1), so it routes without a group limit.
+  const ModelSpec ds = hf("deepseek-v3");
+  CHECK(ds.moe.n_group == 8);
+  CHECK(ds.moe.topk_group == 4);
+  CHECK_FALSE(hf("kimi-k2").moe.group_limited());
+}
+
 TEST_CASE("HF families: active parameters vs published, each publisher's convention") {
   // gpt-oss card: 5.13B active (LM head in, embedding out, our convention).
   check_close(count_params(hf("gpt-oss-120b")).active.sum(), 5.13e9, 0.01);
