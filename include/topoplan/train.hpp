@@ -50,6 +50,9 @@ struct TrainStrategy {
   TrainPrecision precision = TrainPrecision::BF16;
   // DeepSeek-V3's DualPipe schedule (pp even, vp 1; docs/training.md, "Pipeline schedules").
   bool dualpipe = false;
+  // Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm): the EP all-to-all of one
+  // micro-batch runs behind the other micro-batch's compute (ep > 1; pp > 1 needs vp > 1).
+  bool ep_overlap = false;
   int gpus() const { return tp * cp * pp * dp; }
 };
 std::string describe(const TrainStrategy& s);  // "tp8 sp cp1 pp16 vp2 dp128 zero1 rc:full mb1 bf16"
@@ -82,6 +85,10 @@ struct TrainRequest {
   // --pp-schedule: false = 1F1B (interleaved when vp > 1, Megatron's); true = DualPipe
   // (DeepSeek-V3 §3.2.1): only even pp without virtual stages are enumerated.
   bool dualpipe = false;
+  // --ep-overlap: Megatron-Core's combined 1F1B EP all-to-all overlap
+  // (--overlap-moe-expert-parallel-comm, docs/training.md "Pipeline schedules"); with pp > 1 only
+  // interleaved strategies (vp > 1) are enumerated, as Megatron requires.
+  bool ep_overlap = false;
   // The training framework whose settings the plan assumes ("megatron" when empty); set by
   // apply_train_engine, echoed in the JSON request.
   std::string engine = "megatron";

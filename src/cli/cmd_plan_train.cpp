@@ -72,6 +72,9 @@ void add_train_flags(CLI::App& sub, TrainFlags& f) {
                  "train: 1f1b (Megatron's; interleaved with --vp > 1) | dualpipe (DeepSeek-V3: "
                  "bidirectional, EP all-to-all overlapped, even pp, no vp)")
       ->check(CLI::IsMember({"1f1b", "dualpipe"}));
+  sub.add_flag("--ep-overlap", f.ep_overlap,
+               "train: Megatron-Core combined 1F1B (--overlap-moe-expert-parallel-comm): MoE "
+               "all-to-all behind another micro-batch's compute; pp > 1 needs vp > 1");
   sub.add_flag("--no-flash-attention", f.no_flash_attention,
                "train: unfused attention (stores the s^2 softmax activations)");
   sub.add_flag("--dropout", f.dropout, "train: dropout masks stored (GPT-3 recipes)");
@@ -101,6 +104,7 @@ TrainRequest train_request(const TrainFlags& f, const TrainPins& pins) {
   q.tp_comm_overlap = f.tp_comm_overlap;
   q.deepep = f.moe_dispatcher == "deepep";
   q.dualpipe = f.pp_schedule == "dualpipe";
+  q.ep_overlap = f.ep_overlap;
   apply_train_engine(q, f.engine);  // after the flags: it only turns settings on
   q.flash_attention = !f.no_flash_attention;
   q.dropout = f.dropout;

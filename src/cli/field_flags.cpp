@@ -48,6 +48,7 @@ const std::map<std::string, std::string>& table() {
       {"vp", "--vp"},
       {"zero", "--zero"},
       {"train_tokens", "--train-tokens"},
+      {"ep_overlap", "--ep-overlap"},
       // CollectiveOptions (collective), ComputeModel (roofline --mem-bw).
       {"algorithm", "--algo"},
       {"protocol", "--proto"},

@@ -51,6 +51,7 @@ const std::vector<std::string>& train_only_flags() {
                                                  "--tp-comm-overlap",
                                                  "--moe-dispatcher",
                                                  "--pp-schedule",
+                                                 "--ep-overlap",
                                                  "--no-flash-attention",
                                                  "--dropout",
                                                  "--no-timing"};

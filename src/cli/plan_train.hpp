@@ -20,6 +20,7 @@ struct TrainFlags {
   std::string recompute, precision, sp, moe_dispatcher = "alltoall", engine, pp_schedule = "1f1b";
   double train_tokens = 0;
   bool tp_comm_overlap = false, no_flash_attention = false, dropout = false, no_timing = false;
+  bool ep_overlap = false;
 };
 
 // Shared strategy pins of `topoplan plan` (--tp --pp --dp --ep --gpus --top --json).

@@ -71,6 +71,7 @@ std::string describe(const TrainStrategy& s) {
                   " pp" + std::to_string(s.pp);
   if (s.vp > 1) d += " vp" + std::to_string(s.vp);
   if (s.dualpipe) d += " dualpipe";
+  if (s.ep_overlap) d += " ep-overlap";
   d += " dp" + std::to_string(s.dp);
   if (s.ep > 1) d += " ep" + std::to_string(s.ep) + " etp" + std::to_string(s.etp);
   d += " zero" + std::to_string(s.zero) + " rc:" + std::string(to_string(s.recompute)) + " mb" +
@@ -93,6 +94,12 @@ void TrainRequest::validate(const ModelSpec& m) const {
   if (ep && *ep > 1 && !m.is_moe())
     throw FieldError("ep", m.name + " is dense: expert parallelism needs an MoE model");
   if (vp && *vp > 1 && pp && *pp == 1) throw FieldError("vp", "interleaving needs {pp} > 1");
+  if (ep_overlap && dualpipe)
+    throw FieldError("ep_overlap", "is combined 1F1B's; DualPipe overlaps the all-to-all itself");
+  if (ep_overlap && m.is_moe() && pp && *pp > 1 && vp && *vp == 1)
+    throw FieldError("ep_overlap",
+                     "with pp > 1 needs vp > 1 (Megatron-Core requires the "
+                     "interleaved schedule for --overlap-moe-expert-parallel-comm)");
   io::require_in_range(train_tokens, io::ranges::kTrainTokens, "train_tokens", true);
   if (top < 1) throw FieldError("top", "must be at least 1");
   if (!(reserve_bytes >= 0) || !std::isfinite(reserve_bytes))

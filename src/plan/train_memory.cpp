@@ -73,9 +73,12 @@ double train_activation_bytes_per_layer(const ModelSpec& m, const TrainStrategy&
 
 double train_in_flight(const TrainStrategy& s, int micro_batches) {
   double m = micro_batches;
-  if (s.pp == 1) return 1;
+  // Combined 1F1B runs a forward chunk beside a backward one: one chunk more in flight
+  // (Megatron-Core docs: the schedule costs activation memory).
+  if (s.pp == 1) return s.ep_overlap ? std::min(2.0, m) : 1;
   // DualPipe holds pp + 1 micro-batches' activations (DeepSeek-V3 Table 2).
   if (s.dualpipe) return std::min<double>(s.pp + 1, m);
+  if (s.ep_overlap) return std::min(s.pp + (s.pp - 1.0) / s.vp + 1.0 / s.vp, m);
   if (s.vp <= 1) return std::min<double>(s.pp, m);
   // Interleaved 1F1B: (pp − 1)·2 + (vp − 1)·pp + 1 warm-up chunks of L/(pp·vp) layers each.
   return std::min(s.pp + (s.pp - 1.0) / s.vp, m);

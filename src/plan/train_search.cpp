@@ -89,6 +89,7 @@ void enumerate(const Evaluator& e, F&& visit) {
         for (int vp : vps) {
           if (vp > 1 && pp == 1) continue;
           if (q.dualpipe && (vp > 1 || pp % 2 != 0)) continue;
+          if (q.ep_overlap && m.is_moe() && pp > 1 && vp == 1) continue;
           for (int b : powers_of_two_up_to(q.global_batch / dp)) {
             if (pinned_out(q.micro_batch, b)) continue;
             for (auto [ep, etp] : eps)
@@ -112,7 +113,8 @@ void enumerate(const Evaluator& e, F&& visit) {
                                           .recompute = rc,
                                           .micro_batch = b,
                                           .precision = pr,
-                                          .dualpipe = q.dualpipe && pp > 1});
+                                          .dualpipe = q.dualpipe && pp > 1,
+                                          .ep_overlap = q.ep_overlap && ep > 1});
                     }
                   }
                 }

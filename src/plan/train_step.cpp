@@ -162,6 +162,25 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   B.cp_us = m * crit.cp, B.cp_hidden_us = m * crit.cp_hidden;
   B.ep_us = m * crit.ep;
   B.bubble_us = pipeline_bubble_fraction(s.pp, s.vp, m) * m * crit.total();
+  if (s.ep_overlap) {
+    // Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm; its guide "Combined
+    // 1F1B: Expert-Parallel All-to-All Overlap" and core.pipeline_parallel.combined_1f1b): the
+    // forward of one micro-batch runs layer by layer beside the backward of another, each one's
+    // dispatch and combine all-to-all behind the other's attention and MLP compute. Only paired
+    // passes hide: not the warm-up forwards ((pp − 1)·2 + (vp − 1)·pp chunks of the first stage,
+    // Megatron's interleaved warm-up; without PP the first forward) nor the cool-down backwards.
+    // The hidden all-to-all holds SMs as DualPipe's does (below).
+    const double chunks = double(m) * s.vp;
+    const double warmup =
+        s.pp > 1 ? std::min(chunks, (s.pp - 1) * 2.0 + (s.vp - 1.0) * s.pp) : std::min(chunks, 1.0);
+    const double paired = (chunks - warmup) / chunks;
+    const double hidden =
+        hidden_part(B.ep_us * paired, paired * (B.forward_us + B.backward_us + B.recompute_us));
+    const double sms = gpu.sm_count > 0 ? gpu.sm_count : kH800Sms;
+    B.ep_us -= hidden;
+    B.ep_hidden_us += hidden;
+    B.comm_sm_us += hidden * std::min(1.0, kDualPipeCommSms / sms);
+  }
   if (s.dualpipe) {
     // DualPipe (DeepSeek-V3 §3.2.1, Table 2): bubble (pp/2 − 1)(F&B + B − 3W), F&B the
     // overlapped forward + backward of two micro-batches (F + B), W the weight-gradient part of

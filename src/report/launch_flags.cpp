@@ -245,6 +245,10 @@ std::vector<LaunchFlag> build() {
       {"megatron", "--bf16", "bf16 training", kMeg, mpc},
       {"megatron", "--fp8-format", "FP8 GEMMs (hybrid: e4m3 forward, e5m2 gradients)", kMeg, tc},
       {"megatron", "--tp-comm-overlap", "TP communication overlapped (userbuffers)", kMeg, mpc},
+      {"megatron", "--overlap-moe-expert-parallel-comm",
+       "combined 1F1B: EP all-to-all behind another micro-batch's compute (needs vp with pp)", kMeg,
+       "https://docs.nvidia.com/megatron-core/developer-guide/nightly/user-guide/features/"
+       "moe_a2a_overlap.html (Combined 1F1B: Expert-Parallel All-to-All Overlap)"},
       {"megatron", "--moe-token-dispatcher-type", "alltoall | flex", kMeg, tc},
       {"megatron", "--moe-flex-dispatcher-backend", "deepep", kMeg, tc},
       {"megatron", "--micro-batch-size", "sequences per micro-batch", kMeg, train},

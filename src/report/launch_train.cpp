@@ -67,6 +67,7 @@ void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, 
   c.arg(e, "--bf16");
   if (s.precision == TrainPrecision::FP8) c.arg(e, "--fp8-format", "hybrid");
   if (q.tp_comm_overlap && s.sp) c.arg(e, "--tp-comm-overlap");
+  if (s.ep_overlap) c.arg(e, "--overlap-moe-expert-parallel-comm");
   c.arg(e, "--micro-batch-size", std::to_string(s.micro_batch))
       .arg(e, "--global-batch-size", std::to_string(q.global_batch))
       .arg(e, "--seq-length", num(q.seq));
@@ -147,6 +148,10 @@ void titan_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, con
     notes += "# FP8 GEMMs: enable torchtitan's float8 converter in the config (no CLI flag here)\n";
   if (s.dualpipe)
     notes += "# DualPipe: no torchtitan schedule in this table; the command runs 1F1B\n";
+  if (s.ep_overlap)
+    notes +=
+        "# --ep-overlap is Megatron-Core's combined 1F1B; torchtitan runs the all-to-all "
+        "exposed\n";
 }
 
 }  // namespace

@@ -102,6 +102,7 @@ ordered_json request_json(const TrainRequest& q) {
       {"moe_dispatcher", q.deepep ? "deepep" : "alltoall"},
       {"engine", q.engine},
       {"pp_schedule", q.dualpipe ? "dualpipe" : "1f1b"},
+      {"ep_overlap", q.ep_overlap},
       {"reserve_bytes", json_number(q.reserve_bytes)}};
 }
 

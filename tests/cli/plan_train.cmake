@@ -82,3 +82,18 @@ topoplan_cli_test(emit_torchtitan_uneven_layers
                   ARGS plan --mode train --model mixtral-8x22b --topology hgx-h100-8 --nodes 8
                        --seq 4096 --global-batch 256 --ep 4 --precision fp8 --pp 8 --vp 6 --emit torchtitan
                   EXPECT_STDOUT "# 56 layers do not divide into pp x vp = 48 stages")
+# Combined 1F1B EP overlap (issue 26): the Megatron command carries its flag; pp > 1 without
+# virtual stages is refused (Megatron-Core requires the interleaved schedule for it), and so is
+# the flag outside --mode train.
+topoplan_cli_test(emit_megatron_ep_overlap
+                  ARGS plan --mode train --model mixtral-8x22b --topology hgx-h100-8 --nodes 8
+                       --seq 4096 --global-batch 256 --ep 8 --precision fp8 --pp 4 --vp 2
+                       --ep-overlap --emit megatron
+                  EXPECT_STDOUT "--overlap-moe-expert-parallel-comm")
+topoplan_cli_test(ep_overlap_needs_vp
+                  ARGS plan --mode train --model mixtral-8x22b --topology hgx-h100-8 --nodes 8
+                       --seq 4096 --global-batch 256 --pp 4 --vp 1 --ep-overlap
+                  EXIT 2 EXPECT_STDERR "--ep-overlap: with pp > 1 needs vp > 1")
+topoplan_cli_test(ep_overlap_train_only
+                  ARGS plan --model mixtral-8x22b --topology hgx-h100-8 --ep-overlap
+                  EXIT 2 EXPECT_STDERR "--ep-overlap")

@@ -6,6 +6,7 @@
 #include "plan/moe_traffic.hpp"
 #include "plan/plan_test_util.hpp"
 #include "plan/train_impl.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
 
 using namespace topoplan;
@@ -466,4 +467,75 @@ TEST_CASE("train step: DualPipe's EP SM share survives ZeRO-3's (the terms add)"
   // ZeRO-3 traffic is the same in both; DualPipe adds its hidden all-to-all's 20 of 132 SMs.
   CHECK(b.zero3_hidden_us == doctest::Approx(a.zero3_hidden_us));
   CHECK(b.comm_sm_us - a.comm_sm_us == doctest::Approx(hidden * 20.0 / 132));
+}
+
+TEST_CASE("train step: combined 1F1B (--ep-overlap) hides the paired micro-batches' all-to-all") {
+  // tiny_moe on one hgx-h100-8, dp 8 ep 4, no PP, 64 sequences over dp 8 at mb 1: m = 8 micro-
+  // batches. Combined 1F1B pairs the forward of micro-batch i + 1 with the backward of i: every
+  // pass but the first forward and the last backward, (m - 1) / m = 7/8 of the all-to-all, hides
+  // (the compute window is larger), on 20 of the H100's 132 SMs; 1/8 stays exposed.
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = test::tiny_moe();
+  TrainRequest q = request(256, 64);
+  q.gpus = 8;
+  train::Evaluator e(m, *mc.router, q);
+  TrainStrategy s{.dp = 8, .ep = 4, .zero = 1, .micro_batch = 1};
+  const TrainPlan one = e.evaluate(s);
+  s.ep_overlap = true;
+  const TrainPlan two = e.evaluate(s);
+  REQUIRE(one.fits);
+  REQUIRE(two.fits);
+  REQUIRE(one.micro_batches == 8);
+  const TrainBreakdown &a = one.breakdown, &b = two.breakdown;
+  REQUIRE(a.ep_us > 0);
+  REQUIRE(a.forward_us + a.backward_us > a.ep_us);
+  CHECK(b.ep_hidden_us == doctest::Approx(a.ep_us * 7 / 8));
+  CHECK(b.ep_us == doctest::Approx(a.ep_us / 8));
+  CHECK(b.comm_sm_us - a.comm_sm_us == doctest::Approx(a.ep_us * 7 / 8 * 20.0 / 132));
+  // One more micro-batch's activations in flight: the paired forward beside the backward.
+  CHECK(train_in_flight(s, 8) == doctest::Approx(2));
+  TrainStrategy plain = s;
+  plain.ep_overlap = false;
+  CHECK(train_in_flight(plain, 8) == doctest::Approx(1));
+}
+
+TEST_CASE("train step: combined 1F1B with interleaved PP leaves the warm-up chunks exposed") {
+  // pp 2, vp 2, m = 64 / dp 4 = 16 micro-batches: 32 chunks per stage; the first stage's warm-up
+  // is (pp - 1) x 2 + (vp - 1) x pp = 4 chunks, so 28/32 of the all-to-all hides.
+  test::Machine mc("hgx-h100-8");
+  ModelSpec m = test::tiny_moe();
+  TrainRequest q = request(256, 64);
+  q.gpus = 8;
+  train::Evaluator e(m, *mc.router, q);
+  TrainStrategy s{.pp = 2, .vp = 2, .dp = 4, .ep = 4, .zero = 1, .micro_batch = 1};
+  const TrainPlan one = e.evaluate(s);
+  s.ep_overlap = true;
+  const TrainPlan two = e.evaluate(s);
+  REQUIRE(one.fits);
+  REQUIRE(two.fits);
+  REQUIRE(one.micro_batches == 16);
+  REQUIRE(one.breakdown.ep_us > 0);
+  CHECK(two.breakdown.ep_hidden_us == doctest::Approx(one.breakdown.ep_us * 28 / 32));
+  // Interleaved in-flight chunks pp + (pp - 1)/vp = 2.5 micro-batches, plus one chunk (1/vp).
+  CHECK(train_in_flight(s, 16) == doctest::Approx(3));
+}
+
+TEST_CASE("train search: --ep-overlap enumerates no pp > 1 without vp, and refuses such pins") {
+  test::Machine mc("hgx-h100-8", 2);
+  ModelSpec m = test::tiny_moe();
+  TrainRequest q = request(256, 64);
+  q.ep_overlap = true;
+  q.top = 1000;
+  const TrainingResult r = plan_training(m, *mc.router, q);
+  REQUIRE(!r.plans.empty());
+  for (const TrainPlan& p : r.plans) {
+    CHECK_FALSE((p.strategy.pp > 1 && p.strategy.vp == 1));
+    CHECK(p.strategy.ep_overlap == (p.strategy.ep > 1));
+  }
+  q.pp = 2;
+  q.vp = 1;
+  CHECK_THROWS_AS(q.validate(m), FieldError);
+  q.vp = 2;
+  q.dualpipe = true;
+  CHECK_THROWS_AS(q.validate(m), FieldError);
 }
