@@ -30,6 +30,27 @@ TrainPrecision default_train_precision(const ModelSpec& m, bool gpu_has_fp8);
 std::string_view to_string(Recompute r);           // "none", "selective", "full"
 Recompute parse_recompute(std::string_view text);  // UnknownNameError otherwise
 
+// Megatron-Core's selective recompute modules (--recompute-granularity selective
+// --recompute-modules ...; megatron/core/transformer/transformer_config.py, recompute_modules):
+// a bit set. core_attn (the default, and what "selective" alone means) re-runs the attention
+// kernel; layernorm, moe_act and mla_up_proj discard the outputs of the two pre-norms, the routed
+// experts' activation function and MLA's up-projections + RoPE (output-discarding checkpoints);
+// mlp, shared_experts and moe checkpoint the dense MLP, the shared experts and the whole MoE
+// layer (its dispatch and combine all-to-all included), keeping only their inputs.
+enum RecomputeModule : unsigned {
+  kRcCoreAttn = 1u << 0,
+  kRcLayernorm = 1u << 1,
+  kRcMoeAct = 1u << 2,
+  kRcMlaUpProj = 1u << 3,
+  kRcMlp = 1u << 4,
+  kRcSharedExperts = 1u << 5,
+  kRcMoe = 1u << 6,
+};
+// "core_attn,layernorm" in the order above; UnknownNameError for an unknown module name,
+// FieldError("recompute_modules") for an empty list.
+unsigned parse_recompute_modules(std::string_view comma_separated);
+std::vector<std::string> recompute_module_names(unsigned modules);
+
 struct TrainRequest;
 struct NcclTuning;
 // --engine for training: megatron (Megatron-LM's defaults: no TP comm overlap) | nemo (NeMo /
@@ -46,6 +67,8 @@ struct TrainStrategy {
   bool sp = false;  // sequence parallelism (tp > 1 only)
   int zero = 1;     // 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (over dp × cp)
   Recompute recompute = Recompute::None;
+  // With recompute == Selective: the modules re-run (RecomputeModule bits); else unused.
+  unsigned recompute_modules = kRcCoreAttn;
   int micro_batch = 1;  // sequences per micro-batch (b)
   TrainPrecision precision = TrainPrecision::BF16;
   // DeepSeek-V3's DualPipe schedule (pp even, vp 1; docs/training.md, "Pipeline schedules").
@@ -55,7 +78,9 @@ struct TrainStrategy {
   bool ep_overlap = false;
   int gpus() const { return tp * cp * pp * dp; }
 };
-std::string describe(const TrainStrategy& s);  // "tp8 sp cp1 pp16 vp2 dp128 zero1 rc:full mb1 bf16"
+// "tp8 sp cp1 pp16 vp2 dp128 zero1 rc:full mb1 bf16"; selective recompute of other modules
+// than core_attn alone reads "rc:mla_up_proj+mlp".
+std::string describe(const TrainStrategy& s);
 
 struct TrainRequest {
   double seq = 8192;        // tokens per sequence (s)
@@ -63,6 +88,15 @@ struct TrainRequest {
   int gpus = 0;             // 0: every GPU of the topology (or the product of all pins)
   std::optional<int> tp, pp, vp, dp, cp, ep, zero, micro_batch;
   std::optional<Recompute> recompute;
+  // --recompute-modules: pins selective recompute of these modules (RecomputeModule bits). Unset:
+  // the search tries core_attn and, for MoE models, the module sets published MoE recipes use
+  // (train_search.cpp); docs/training.md, "Recompute".
+  std::optional<unsigned> recompute_modules;
+  // --fp8-param-gather (Megatron-LM; TE FP8 parameters): FP8 strategies keep their linear
+  // weights in FP8 only (no bf16 copy) and the data-parallel parameter all-gathers move 1 B per
+  // linear-layer parameter. Needs a ZeRO stage >= 1 (Megatron: the distributed optimizer or
+  // FSDP); a no-op for BF16 strategies.
+  bool fp8_param_gather = false;
   // GEMM precision. Unset: the model's own (FP8 for a model whose weights are FP8, such as
   // DeepSeek-V3, on a GPU with FP8 tensor cores; else BF16), never chosen by the search unless
   // `search_precision` (`--precision auto`) asks for both.

@@ -58,6 +58,12 @@ void add_train_flags(CLI::App& sub, TrainFlags& f) {
   sub.add_option("--cp", f.cp, "train: pin context parallel size")->check(positive_count());
   sub.add_option("--zero", f.zero, "train: pin ZeRO stage 0|1|2|3");
   sub.add_option("--recompute", f.recompute, "train: pin none|selective|full");
+  sub.add_option("--recompute-modules", f.recompute_modules,
+                 "train: pin selective recompute of Megatron-Core modules, comma-separated: "
+                 "core_attn,layernorm,moe_act,mla_up_proj,mlp,shared_experts,moe");
+  sub.add_flag("--fp8-param-gather", f.fp8_param_gather,
+               "train: FP8 strategies keep linear weights in FP8 only and all-gather them in "
+               "FP8 (Megatron --fp8-param-gather; needs --zero >= 1)");
   sub.add_option("--sp", f.sp, "train: pin sequence parallelism (true/false)");
   sub.add_option("--train-tokens,--tokens", f.train_tokens,
                  "train: tokens to train on, e.g. 15T (days_to_train; compare: the budget)")
@@ -91,6 +97,11 @@ TrainRequest train_request(const TrainFlags& f, const TrainPins& pins) {
   q.tp = pins.tp, q.pp = pins.pp, q.dp = pins.dp, q.ep = pins.ep;
   q.gpus = pins.gpus, q.top = pins.top;
   if (!f.recompute.empty()) q.recompute = parse_recompute(f.recompute);
+  if (!f.recompute_modules.empty()) {
+    q.recompute_modules = parse_recompute_modules(f.recompute_modules);
+    if (!q.recompute) q.recompute = Recompute::Selective;
+  }
+  q.fp8_param_gather = f.fp8_param_gather;
   if (f.precision == "auto")
     q.search_precision = true;
   else if (!f.precision.empty())

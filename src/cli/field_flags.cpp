@@ -49,6 +49,8 @@ const std::map<std::string, std::string>& table() {
       {"zero", "--zero"},
       {"train_tokens", "--train-tokens"},
       {"ep_overlap", "--ep-overlap"},
+      {"recompute_modules", "--recompute-modules"},
+      {"fp8_param_gather", "--fp8-param-gather"},
       // CollectiveOptions (collective), ComputeModel (roofline --mem-bw).
       {"algorithm", "--algo"},
       {"protocol", "--proto"},

@@ -46,6 +46,8 @@ const std::vector<std::string>& train_only_flags() {
                                                  "--cp",
                                                  "--zero",
                                                  "--recompute",
+                                                 "--recompute-modules",
+                                                 "--fp8-param-gather",
                                                  "--sp",
                                                  "--train-tokens",
                                                  "--tp-comm-overlap",

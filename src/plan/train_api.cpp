@@ -1,7 +1,9 @@
 // Entry points of the training planner: names, request validation, plan_training (search,
 // explanation, placement of the best plan) and evaluate_training.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include "io/quantity_ranges.hpp"
 #include "plan/train_impl.hpp"
@@ -66,6 +68,39 @@ Recompute parse_recompute(std::string_view text) {
   throw UnknownNameError("recompute", std::string(text), {"none", "selective", "full"});
 }
 
+namespace {
+// Megatron-Core's names, in RecomputeModule bit order.
+constexpr const char* kModuleNames[] = {"core_attn", "layernorm",      "moe_act", "mla_up_proj",
+                                        "mlp",       "shared_experts", "moe"};
+}  // namespace
+
+unsigned parse_recompute_modules(std::string_view text) {
+  unsigned bits = 0;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    std::size_t end = std::min(text.find(',', at), text.size());
+    std::string_view name = text.substr(at, end - at);
+    at = end + 1;
+    if (name.empty()) continue;
+    unsigned bit = 0;
+    for (unsigned i = 0; i < std::size(kModuleNames); ++i)
+      if (name == kModuleNames[i]) bit = 1u << i;
+    if (!bit)
+      throw UnknownNameError("recompute module", std::string(name),
+                             {std::begin(kModuleNames), std::end(kModuleNames)});
+    bits |= bit;
+  }
+  if (!bits) throw FieldError("recompute_modules", "names no module");
+  return bits;
+}
+
+std::vector<std::string> recompute_module_names(unsigned modules) {
+  std::vector<std::string> out;
+  for (unsigned i = 0; i < std::size(kModuleNames); ++i)
+    if (modules & (1u << i)) out.emplace_back(kModuleNames[i]);
+  return out;
+}
+
 std::string describe(const TrainStrategy& s) {
   std::string d = "tp" + std::to_string(s.tp) + (s.sp ? " sp" : "") + " cp" + std::to_string(s.cp) +
                   " pp" + std::to_string(s.pp);
@@ -74,8 +109,14 @@ std::string describe(const TrainStrategy& s) {
   if (s.ep_overlap) d += " ep-overlap";
   d += " dp" + std::to_string(s.dp);
   if (s.ep > 1) d += " ep" + std::to_string(s.ep) + " etp" + std::to_string(s.etp);
-  d += " zero" + std::to_string(s.zero) + " rc:" + std::string(to_string(s.recompute)) + " mb" +
-       std::to_string(s.micro_batch) + " " + std::string(to_string(s.precision));
+  std::string rc(to_string(s.recompute));
+  if (s.recompute == Recompute::Selective && s.recompute_modules != kRcCoreAttn) {
+    rc.clear();
+    for (const std::string& n : recompute_module_names(s.recompute_modules))
+      rc += (rc.empty() ? "" : "+") + n;
+  }
+  d += " zero" + std::to_string(s.zero) + " rc:" + rc + " mb" + std::to_string(s.micro_batch) +
+       " " + std::string(to_string(s.precision));
   return d;
 }
 
@@ -100,6 +141,17 @@ void TrainRequest::validate(const ModelSpec& m) const {
     throw FieldError("ep_overlap",
                      "with pp > 1 needs vp > 1 (Megatron-Core requires the "
                      "interleaved schedule for --overlap-moe-expert-parallel-comm)");
+  if (recompute_modules && recompute && *recompute != Recompute::Selective)
+    throw FieldError("recompute_modules",
+                     "apply to selective recompute only; recompute is pinned to '" +
+                         std::string(to_string(*recompute)) + "'");
+  if (recompute_modules && (*recompute_modules == 0 || *recompute_modules >= (kRcMoe << 1)))
+    throw FieldError("recompute_modules", "names no known module");
+  if (fp8_param_gather && zero && *zero == 0)
+    throw FieldError("fp8_param_gather",
+                     "needs a ZeRO stage >= 1 (Megatron-LM: the distributed optimizer or FSDP)");
+  if (fp8_param_gather && precision && *precision != TrainPrecision::FP8)
+    throw FieldError("fp8_param_gather", "needs FP8 training (--precision fp8)");
   io::require_in_range(train_tokens, io::ranges::kTrainTokens, "train_tokens", true);
   if (top < 1) throw FieldError("top", "must be at least 1");
   if (!(reserve_bytes >= 0) || !std::isfinite(reserve_bytes))
@@ -197,6 +249,10 @@ TrainingResult plan_training(const ModelSpec& m, const Router& r, const TrainReq
   train::Evaluator e(m, r, req);
   if (!req.precision && !req.search_precision)
     e.req.precision = req.precision = default_train_precision(m, e.gpu.fp8_TFLOPS > 0);
+  if (req.fp8_param_gather && req.precision && *req.precision != TrainPrecision::FP8)
+    throw FieldError("fp8_param_gather",
+                     m.name + " trains in " + std::string(to_string(*req.precision)) +
+                         " here: FP8 parameter gathers need --precision fp8 (or auto)");
   TrainingResult out;
   out.request = req;
   out.model = m.name, out.topology = r.topology().name, out.gpu = e.gpu.name;

@@ -51,6 +51,30 @@ double backward_kernels(const KernelCost& k) {
   return two && !is_cast(k) ? 2 : 1;
 }
 
+// The selective-recompute module (RecomputeModule bit index) whose recompute re-runs kernel k of a
+// decoder layer, or -1 (Megatron-Core: core_attn the attention kernel, layernorm the two
+// pre-norms, moe_act the routed experts' activation, mla_up_proj the q/kv up-projections, their
+// input casts, the K assembly and RoPE, mlp the dense MLP, shared_experts the shared experts).
+int module_of(const KernelCost& k) {
+  const std::string& n = k.name;
+  if (k.kind == KernelKind::Attention) return 0;
+  if (n == "attn_norm" || n == "mlp_norm") return 1;
+  if (n == "experts_act") return 2;
+  if (starts_with(n, "q_b_") || starts_with(n, "kv_b_") || n == "mla_k_concat" || n == "mla_rope")
+    return 3;
+  if (starts_with(n, "mlp_")) return 4;
+  if (starts_with(n, "shared_")) return 5;
+  return -1;
+}
+
+// The MoE block's kernels (the "moe" module): router, top-k, token permutations, experts and
+// shared experts.
+bool in_moe_block(const KernelCost& k) {
+  const std::string& n = k.name;
+  return n == "router" || n == "topk" || starts_with(n, "moe_") || starts_with(n, "experts") ||
+         starts_with(n, "shared_");
+}
+
 // Training runs eagerly (Megatron-LM and TE without CUDA graphs): the host issues one kernel per
 // eager_launch_us and runs ahead of the GPU while kernels are longer, so a pass lasts the larger
 // of its GPU time and its launches (the queue's two bounds; docs/training.md, "Step time").
@@ -65,6 +89,8 @@ void accumulate(PassTime& p, const ComputeModel& cm, const std::vector<KernelCos
     if (k.kind == KernelKind::Attention) p.attn_fwd += t;
     if (k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm) p.gemm_fwd += t;
     if (is_cast(k)) p.fp8_cast += t;
+    if (int mod = module_of(k); mod >= 0) p.module_fwd[mod] += t, p.module_flops[mod] += k.flops;
+    if (in_moe_block(k)) p.module_fwd[6] += t, p.module_flops[6] += k.flops;
   }
   const double launch = cm.eager_launch_us();
   p.fwd += std::max(gpu_f, n_f * launch);
@@ -119,7 +145,27 @@ KernelCost unfused_scores(const ModelSpec& m, const TrainStrategy& s, const Trai
   return k;
 }
 
+// Bits whose kernels another selected module already re-runs: "moe" contains moe_act and
+// shared_experts.
+unsigned distinct_modules(unsigned modules) {
+  return modules & kRcMoe ? modules & ~(kRcMoeAct | kRcSharedExperts) : modules;
+}
+
 }  // namespace
+
+double recompute_fwd_us(const PassTime& p, unsigned modules) {
+  double t = 0;
+  for (int i = 0; i < 7; ++i)
+    if (distinct_modules(modules) & (1u << i)) t += p.module_fwd[i];
+  return t;
+}
+
+double recompute_flops(const PassTime& p, unsigned modules) {
+  double f = 0;
+  for (int i = 0; i < 7; ++i)
+    if (distinct_modules(modules) & (1u << i)) f += p.module_flops[i];
+  return f;
+}
 
 // One step of ring attention (Transformer Engine's AttnFuncWithCPAndKVP2P, which Megatron-Core
 // runs for --context-parallel-size > 1): the local T queries against one peer's K/V chunk. With

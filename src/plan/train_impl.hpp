@@ -69,7 +69,21 @@ struct PassTime {
   // one K/V chunk: T²/2 query-key pairs, priced as a causal T-token prefill) and its output
   // correction kernel (docs/training.md, "CP").
   double ring_step_attn = 0, ring_step_merge = 0;
+  // Forward GPU time of the kernels each selective-recompute module re-runs (index: the
+  // RecomputeModule bit; module_kernel() in train_compute.cpp says which kernels).
+  double module_fwd[7] = {};
+  double module_flops[7] = {};  // and their FLOPs (hardware FLOPs of the recompute)
 };
+
+// Forward time a selective recompute of `modules` re-runs in one layer (µs): the modules'
+// kernels' GPU time (the backward's launch queue carries their launches).
+double recompute_fwd_us(const PassTime& p, unsigned modules);
+double recompute_flops(const PassTime& p, unsigned modules);  // the same kernels' FLOPs
+
+// Whether --fp8-param-gather applies to this strategy (FP8 GEMMs, ZeRO >= 1).
+inline bool fp8_param_gather(const TrainStrategy& s, const TrainRequest& q) {
+  return q.fp8_param_gather && s.precision == TrainPrecision::FP8 && s.zero >= 1;
+}
 
 // Rank r of a training job runs on the r-th GPU returned (Megatron's rank order over the
 // topology's GPUs, node-major); on NVLink domains whose GPU count is not a power of two (NVL72),

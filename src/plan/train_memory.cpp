@@ -47,26 +47,44 @@ double train_activation_bytes_per_layer(const ModelSpec& m, const TrainStrategy&
   const double T = seq / s.cp * s.micro_batch, h = m.hidden, t = s.tp;
   const double repl_div = s.sp ? t : 1;  // without SP these are replicated on every TP rank
   if (s.recompute == Recompute::Full) return 2 * T * h / repl_div;  // the layer input only
-  // Replicated without SP: two norm inputs (4h), QKV input (2h), MLP input (2h), dropout masks.
-  double repl = T * (8 * h + (dropout ? 2 * h : 0));
+  // Selective recompute drops what its modules re-create (Megatron-Core recompute_modules).
+  const unsigned rc = s.recompute == Recompute::Selective ? s.recompute_modules : 0;
+  // Replicated without SP: two norm inputs (4h), QKV input (2h), MLP input (2h), dropout masks;
+  // the QKV and MLP inputs are the two norms' outputs, which "layernorm" discards.
+  double repl = T * ((rc & kRcLayernorm ? 4 : 8) * h + (dropout ? 2 * h : 0));
   QkvWidths w = qkv_widths(m);
-  double attn = T * 2 * (w.q + 2 * w.kv + w.out) / t;  // Q, K, V and the o_proj input
+  // Q, K, V and the o_proj input; "mla_up_proj" discards MLA's up-projected Q, K, V.
+  const bool up_proj_rc = m.attention == AttentionKind::Mla && (rc & kRcMlaUpProj);
+  double attn = T * 2 * ((up_proj_rc ? 0 : w.q + 2 * w.kv) + w.out) / t;
+  if (m.attention == AttentionKind::Mla) {
+    // MLA's compressed path (DeepSeek-V2 §2.1.2): the down-projections' outputs (q_lora_rank,
+    // kv_lora_rank + the shared RoPE key) and their norms' outputs, which feed the up-projections
+    // (kept for their weight gradients and for the mla_up_proj recompute). Replicated like the
+    // norm inputs (Megatron's down-projections are not split by TP).
+    double lora = m.mla.q_lora_rank + m.mla.kv_lora_rank;
+    repl += T * 2 * (2 * lora + m.mla.qk_rope_head_dim);
+  }
   double a = double(m.heads) / t;
   double core = 0;
   if (flash)
     core = 4 * a * T;  // fp32 log-sum-exp per head and token (FlashAttention-2 backward)
-  else if (s.recompute != Recompute::Selective)
+  else if (!(rc & kRcCoreAttn))
     core = (dropout ? 5 : 2) * a * T * seq;  // softmax output 2as²b (+ mask as²b, dropout 2as²b)
   double mlp = 0;
   if (type == LayerType::Moe) {
     // Each token is copied to top_k experts; the copies a GPU stores: T·k·etp/tp (the TP group's
     // T tokens spread over its tp GPUs, replicated etp ways inside an expert's TP group).
+    // "moe_act" discards the activation's output (the fc2 input, I per copy); "moe" keeps the
+    // MoE layer's input only (already counted as the MLP input).
     double copies = T * m.moe.top_k * s.etp / t;
-    mlp = copies * 2 * (h + mlp_inner_elems(m, m.moe.expert_intermediate) / s.etp);
-    double shared = shared_experts_intermediate(m);
-    mlp += T * 2 * mlp_inner_elems(m, shared) / t;
+    double inner = mlp_inner_elems(m, m.moe.expert_intermediate) -
+                   (rc & kRcMoeAct ? m.moe.expert_intermediate : 0);
+    double routed = copies * 2 * (h + inner / s.etp);
+    double shared = T * 2 * mlp_inner_elems(m, shared_experts_intermediate(m)) / t;
+    if (rc & kRcSharedExperts) shared = 0;
+    mlp = rc & kRcMoe ? 0 : routed + shared;
   } else {
-    mlp = T * 2 * mlp_inner_elems(m, m.intermediate) / t;
+    mlp = rc & kRcMlp ? 0 : T * 2 * mlp_inner_elems(m, m.intermediate) / t;
   }
   return repl / repl_div + attn + core + mlp;
 }
@@ -101,7 +119,11 @@ TrainMemory memory_from(const ModelSpec& m, const TrainStrategy& s, const TrainR
     r.weights_bytes = 2 * (p.dense / w_div_d + p.expert / w_div_e);
     // TE keeps an FP8 copy of each linear weight and its transpose (Hopper FP8 GEMMs need
     // K-major operands), cached across the micro-batches of a step.
+    // With --fp8-param-gather the FP8 copy is the parameter: the bf16 weight of each linear layer
+    // is not kept (Megatron-LM --fp8-param-gather, TE fp8_model_init), 2 B per GEMM parameter
+    // fewer.
     if (s.precision == TrainPrecision::FP8) r.weights_bytes += 2 * p.gemm / w_div_d;
+    if (fp8_param_gather(s, q)) r.weights_bytes -= 2 * p.gemm / w_div_d;
     double g_div_d = s.zero >= 2 ? dpz : 1, g_div_e = s.zero >= 2 ? edp : 1;
     r.grads_bytes = 2 * (p.dense / g_div_d + p.expert / g_div_e);
     // DualPipe keeps two copies of the model's parameters (each GPU holds a stage of both

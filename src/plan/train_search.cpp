@@ -58,11 +58,35 @@ struct Ranked {
   }
 };
 
+// Recompute policies to try: none, selective (core_attn), full, or the pinned ones. For MoE
+// models also the module sets the published MoE recipes run (Megatron-Bridge's DeepSeek-V3
+// presets, scripts/performance/configs/deepseek/deepseek_workload_base_configs.py: H100
+// "mla_up_proj, mlp", B200 "mla_up_proj, layernorm, moe_act", GB300 "moe_act"): the
+// output-discarding ones (layernorm, moe_act, mla_up_proj where the model has MLA), then those
+// plus the checkpointed dense MLP and shared experts.
+std::vector<std::pair<Recompute, unsigned>> recompute_options(const ModelSpec& m,
+                                                              const TrainRequest& q) {
+  if (q.recompute_modules) return {{Recompute::Selective, *q.recompute_modules}};
+  std::vector<std::pair<Recompute, unsigned>> out;
+  for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full})
+    if (!q.recompute || *q.recompute == rc) out.emplace_back(rc, kRcCoreAttn);
+  if (!m.is_moe() || (q.recompute && *q.recompute != Recompute::Selective)) return out;
+  unsigned cheap = kRcLayernorm | kRcMoeAct;
+  if (m.attention == AttentionKind::Mla) cheap |= kRcMlaUpProj;
+  unsigned blocks = cheap;
+  if (m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1) blocks |= kRcMlp;
+  if (shared_experts_intermediate(m) > 0) blocks |= kRcSharedExperts;
+  out.emplace_back(Recompute::Selective, cheap);
+  if (blocks != cheap) out.emplace_back(Recompute::Selective, blocks);
+  return out;
+}
+
 template <typename F>
 void enumerate(const Evaluator& e, F&& visit) {
   const ModelSpec& m = e.model;
   const TrainRequest& q = e.req;
   const int G = e.gpus;
+  const std::vector<std::pair<Recompute, unsigned>> recomputes = recompute_options(m, q);
   std::vector<TrainPrecision> precisions{TrainPrecision::BF16};
   if (e.gpu.fp8_TFLOPS > 0) precisions.push_back(TrainPrecision::FP8);
   for (int tp : divisors(G)) {
@@ -97,10 +121,11 @@ void enumerate(const Evaluator& e, F&& visit) {
                 if ((sp && tp == 1) || (q.sp && *q.sp != sp)) continue;
                 for (TrainPrecision pr : precisions) {
                   if (q.precision && *q.precision != pr) continue;
-                  for (Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
-                    if (q.recompute && *q.recompute != rc) continue;
+                  for (auto [rc, modules] : recomputes) {
                     for (int z = 0; z <= 3; ++z) {
                       if (pinned_out(q.zero, z) || (z > 0 && dp * cp == 1 && !q.zero)) continue;
+                      // Megatron's --fp8-param-gather needs the distributed optimizer.
+                      if (z == 0 && q.fp8_param_gather && pr == TrainPrecision::FP8) continue;
                       visit(TrainStrategy{.tp = tp,
                                           .cp = cp,
                                           .pp = pp,
@@ -111,6 +136,7 @@ void enumerate(const Evaluator& e, F&& visit) {
                                           .sp = sp,
                                           .zero = z,
                                           .recompute = rc,
+                                          .recompute_modules = modules,
                                           .micro_batch = b,
                                           .precision = pr,
                                           .dualpipe = q.dualpipe && pp > 1,

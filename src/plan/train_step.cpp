@@ -34,6 +34,7 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
   StageMb r;
   const double T = e.req.seq / s.cp * s.micro_batch, h = m.hidden;
   const bool full = s.recompute == Recompute::Full;
+  const unsigned modules = s.recompute == Recompute::Selective ? s.recompute_modules : 0;
   const bool tp_overlap_ok = s.tp > 1 && c.in_one_server(1, s.tp);
   const double fwd_passes = full ? 2 : 1;  // full recompute runs each layer's forward again
   // TP: 2 all-reduces per layer per pass, or 2 all-gathers + 2 reduce-scatters with SP
@@ -77,11 +78,14 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
     r.fwd += n * t.fwd;
     r.bwd += n * t.bwd;
     if (full) r.rc += n * t.fwd;
-    if (s.recompute == Recompute::Selective) r.rc += n * t.attn_fwd;
+    if (modules) r.rc += n * recompute_fwd_us(t, modules);
     r.wgrad += n * 0.5 * kGemmBackward * t.gemm_fwd;
     r.layer_fwd = std::max(r.layer_fwd, t.fwd);
     r.layer_bwd = std::max(r.layer_bwd, t.bwd);
-    double tp = (fwd_passes + 1) * tp_pass;
+    // A checkpointed dense MLP or MoE block (selective "mlp" / "moe") re-runs its half of the
+    // layer's TP collectives (the gather before its first GEMM, the reduction after its last).
+    const bool block_rc = modules & (what == 0 ? kRcMlp : kRcMoe);
+    double tp = (fwd_passes + 1 + (block_rc ? 0.5 : 0)) * tp_pass;
     double tp_hidden = 0;
     // Megatron --tp-comm-overlap (TE userbuffers, SP only): AG/RS pipelined with the GEMMs.
     // Userbuffers reach the TP peers through CUDA multicast / IPC handles, which exist only
@@ -104,7 +108,8 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
       r.cp += n * exposed;
       r.cp_hidden += n * std::max(0.0, moved - exposed);
     }
-    if (what == 1) r.ep += n * (fwd_passes + 1) * ep_pass;  // not overlapped (see docs)
+    // Not overlapped (see docs); recomputing the MoE block re-runs its dispatch and combine.
+    if (what == 1) r.ep += n * (fwd_passes + 1 + (block_rc ? 1 : 0)) * ep_pass;
   }
   if (first) {
     PassTime t = e.pass(2, s);
@@ -128,7 +133,7 @@ double Evaluator::lower_bound_us(const TrainStrategy& s) const {
       PassTime x = pass(what, s);
       t += n * (x.fwd + x.bwd +
                 (s.recompute == Recompute::Full        ? x.fwd
-                 : s.recompute == Recompute::Selective ? x.attn_fwd
+                 : s.recompute == Recompute::Selective ? recompute_fwd_us(x, s.recompute_modules)
                                                        : 0));
     }
     if (f) t += pass(2, s).fwd + pass(2, s).bwd;
@@ -228,6 +233,14 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     B.dp_hidden_us += h;
     B.comm_sm_us += h * share;
   };
+  // Parameter all-gathers move bf16 weights, or with --fp8-param-gather the FP8 linear weights
+  // (1 B per GEMM parameter; Megatron-LM --fp8-param-gather, torchtitan's float8 FSDP
+  // all-gather) and the rest (norms, embedding, router) in bf16.
+  const bool fp8_ag = fp8_param_gather(s, req);
+  const double G_e = P_e;  // routed-expert parameters are all GEMM weights
+  const double G_d = std::min(P_d, std::max(first.gemm - first.expert, last.gemm - last.expert));
+  const double ag_bytes_d = fp8_ag ? 2 * P_d - G_d : 2 * P_d;
+  const double ag_bytes_e = fp8_ag ? 2 * P_e - G_e : 2 * P_e;
   if (s.zero == 0)
     overlapped(dp_op(CollOp::AllReduce, 2 * P_d, 2 * P_e), crit.bwd,
                sm_share(CollOp::AllReduce, 2 * P_d, 2 * P_e));
@@ -236,13 +249,13 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     double rs_share = sm_share(CollOp::ReduceScatter, 2 * P_d, 2 * P_e);
     // ZeRO-2 keeps only a gradient shard, so every micro-batch's gradients are reduced.
     for (int i = 0; i < (s.zero == 2 ? m : 1); ++i) overlapped(rs, crit.bwd, rs_share);
-    overlapped(dp_op(CollOp::AllGather, 2 * P_d, 2 * P_e), crit.fwd,
-               sm_share(CollOp::AllGather, 2 * P_d, 2 * P_e));
+    overlapped(dp_op(CollOp::AllGather, ag_bytes_d, ag_bytes_e), crit.fwd,
+               sm_share(CollOp::AllGather, ag_bytes_d, ag_bytes_e));
   }
   if (s.zero == 3) {
     // Per layer and micro-batch: gather the layer for its forward and again for its backward,
     // reduce-scatter its gradients; each prefetched behind the previous layer's compute.
-    double ag = dp_op(CollOp::AllGather, 2 * P_d / L, 2 * P_e / L);
+    double ag = dp_op(CollOp::AllGather, ag_bytes_d / L, ag_bytes_e / L);
     double rs = dp_op(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
     double n = double(m) * L;
     double ag_exp = std::max(0.0, ag - crit.layer_fwd) + std::max(0.0, ag - crit.layer_bwd);
@@ -251,8 +264,9 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     double rs_exp = std::max(0.0, rs - std::max(0.0, crit.layer_bwd - ag));
     B.dp_us = n * rs_exp;
     B.dp_hidden_us = n * (rs - rs_exp);
-    B.comm_sm_us += B.zero3_hidden_us * sm_share(CollOp::AllGather, 2 * P_d / L, 2 * P_e / L) +
-                    B.dp_hidden_us * sm_share(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
+    B.comm_sm_us +=
+        B.zero3_hidden_us * sm_share(CollOp::AllGather, ag_bytes_d / L, ag_bytes_e / L) +
+        B.dp_hidden_us * sm_share(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
   }
   // Optimizer (Megatron's mixed-precision step): fused multi-tensor Adam over fp32 main params,
   // main grads, m and v (reads 16 B, writes 12 B per param), then the copy of the updated main
@@ -267,6 +281,9 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     // group (delayed scaling, one fused buffer of ~3 fp32 amaxes per linear).
     double gemm = std::max(first.gemm, last.gemm);
     double cast_bytes = 4 * gemm;
+    // With --fp8-param-gather the cast runs on the optimizer's shard (read fp32 4 B, write 1 B)
+    // and each GPU builds the transposes of the gathered FP8 weights (read 1 B, write 1 B).
+    if (fp8_ag) cast_bytes = 5 * gemm / dpz + 2 * gemm;
     B.fp8_overhead_us = cast_bytes / (cm.achieved_hbm_GBps(cast_bytes) * 1e3);
     B.fp8_overhead_us += m * comm.cost(CollOp::AllReduce, s.tp, dpz, L * 4 * 3 * 4.0);
   }
@@ -282,13 +299,22 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   double model_flops = training_model_flops(model, req.seq, req.global_batch);
   double extra = 0;  // what recompute executes on top (forward = 1/3 of the model FLOPs)
   if (s.recompute == Recompute::Full) extra = model_flops / 3;
-  if (s.recompute == Recompute::Selective) {
+  if (s.recompute == Recompute::Selective && (s.recompute_modules & kRcCoreAttn)) {
     // The attention-score FLOPs (QKᵀ at qk width, AV at v width, all s keys), one forward:
     // 2·G·s²·L·a·(qk + v), a third of their forward + backward in the model count.
     bool mla = model.attention == AttentionKind::Mla;
     double qk = mla ? model.mla.qk_nope_head_dim + model.mla.qk_rope_head_dim : model.head_dim;
     double v = mla ? model.mla.v_head_dim : model.head_dim;
     extra = 2.0 * req.global_batch * req.seq * req.seq * model.layers * model.heads * (qk + v);
+  }
+  if (s.recompute == Recompute::Selective && (s.recompute_modules & ~kRcCoreAttn)) {
+    // The other modules' kernels, as the first stage's GPUs run them (every stage alike).
+    const unsigned other = s.recompute_modules & ~kRcCoreAttn;
+    double per_gpu = 0;
+    for (int what = 0; what < 2; ++what)
+      per_gpu += (what == 0 ? first.layers - first.moe_layers : first.moe_layers) *
+                 recompute_flops(pass(what, s), other);
+    extra += per_gpu * m * G;
   }
   plan.tflops_per_gpu = model_flops / step_s / G / 1e12;
   const double causal_flops = model_flops - training_score_flops(model, req.seq, req.global_batch) +

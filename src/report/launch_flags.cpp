@@ -242,6 +242,12 @@ std::vector<LaunchFlag> build() {
       {"megatron", "--recompute-granularity", "full | selective", kMeg, tc},
       {"megatron", "--recompute-method", "uniform", kMeg, tc},
       {"megatron", "--recompute-num-layers", "layers per recomputed chunk", kMeg, tc},
+      {"megatron", "--recompute-modules",
+       "selective recompute's modules (core_attn moe_act layernorm mla_up_proj mlp moe "
+       "shared_experts)",
+       kMeg, tc},
+      {"megatron", "--fp8-param-gather",
+       "FP8 parameters, all-gathered in FP8 (needs the distributed optimizer)", kMeg, args},
       {"megatron", "--bf16", "bf16 training", kMeg, mpc},
       {"megatron", "--fp8-format", "FP8 GEMMs (hybrid: e4m3 forward, e5m2 gradients)", kMeg, tc},
       {"megatron", "--tp-comm-overlap", "TP communication overlapped (userbuffers)", kMeg, mpc},

@@ -63,9 +63,19 @@ void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, 
     c.arg(e, "--recompute-granularity", "full")
         .arg(e, "--recompute-method", "uniform")
         .arg(e, "--recompute-num-layers", "1");
-  if (s.recompute == Recompute::Selective) c.arg(e, "--recompute-granularity", "selective");
+  if (s.recompute == Recompute::Selective) {
+    c.arg(e, "--recompute-granularity", "selective");
+    if (s.recompute_modules != kRcCoreAttn) {
+      std::string mods;
+      for (const std::string& n : recompute_module_names(s.recompute_modules))
+        mods += (mods.empty() ? "" : " ") + n;
+      c.arg(e, "--recompute-modules", mods);
+    }
+  }
   c.arg(e, "--bf16");
   if (s.precision == TrainPrecision::FP8) c.arg(e, "--fp8-format", "hybrid");
+  if (q.fp8_param_gather && s.precision == TrainPrecision::FP8 && s.zero >= 1)
+    c.arg(e, "--fp8-param-gather");
   if (q.tp_comm_overlap && s.sp) c.arg(e, "--tp-comm-overlap");
   if (s.ep_overlap) c.arg(e, "--overlap-moe-expert-parallel-comm");
   c.arg(e, "--micro-batch-size", std::to_string(s.micro_batch))
@@ -146,6 +156,14 @@ void titan_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, con
              ": pick the policy in the config (torchtitan's activation_checkpoint); no CLI flag\n";
   if (s.precision == TrainPrecision::FP8)
     notes += "# FP8 GEMMs: enable torchtitan's float8 converter in the config (no CLI flag here)\n";
+  if (s.recompute == Recompute::Selective && s.recompute_modules != kRcCoreAttn)
+    notes +=
+        "# selective recompute of Megatron-Core modules: torchtitan's selective policy "
+        "checkpoints by op, not by these modules\n";
+  if (q.fp8_param_gather && s.precision == TrainPrecision::FP8 && s.zero >= 1)
+    notes +=
+        "# FP8 parameter gathers: torchtitan's float8 enable_fsdp_float8_all_gather in the "
+        "config\n";
   if (s.dualpipe)
     notes += "# DualPipe: no torchtitan schedule in this table; the command runs 1F1B\n";
   if (s.ep_overlap)

@@ -44,6 +44,12 @@ ordered_json breakdown_json(const TrainBreakdown& b) {
           {"total_us", n(b.total_us)}};
 }
 
+// The selective recompute's modules (Megatron-Core names), null for none or full.
+ordered_json recompute_modules_json(const TrainStrategy& s) {
+  if (s.recompute != Recompute::Selective) return nullptr;
+  return recompute_module_names(s.recompute_modules);
+}
+
 ordered_json plan_json(const TrainPlan& p, bool with_days) {
   const TrainStrategy& s = p.strategy;
   ordered_json j{{"fits", p.fits},
@@ -58,6 +64,7 @@ ordered_json plan_json(const TrainPlan& p, bool with_days) {
                  {"sp", s.sp},
                  {"zero", s.zero},
                  {"recompute", to_string(s.recompute)},
+                 {"recompute_modules", recompute_modules_json(s)},
                  {"micro_batch", s.micro_batch},
                  {"micro_batches", p.micro_batches},
                  {"precision", to_string(s.precision)}};
@@ -103,6 +110,10 @@ ordered_json request_json(const TrainRequest& q) {
       {"engine", q.engine},
       {"pp_schedule", q.dualpipe ? "dualpipe" : "1f1b"},
       {"ep_overlap", q.ep_overlap},
+      {"recompute_modules", q.recompute_modules
+                                ? ordered_json(recompute_module_names(*q.recompute_modules))
+                                : ordered_json(nullptr)},
+      {"fp8_param_gather", q.fp8_param_gather},
       {"reserve_bytes", json_number(q.reserve_bytes)}};
 }
 

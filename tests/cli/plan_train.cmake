@@ -97,3 +97,28 @@ topoplan_cli_test(ep_overlap_needs_vp
 topoplan_cli_test(ep_overlap_train_only
                   ARGS plan --model mixtral-8x22b --topology hgx-h100-8 --ep-overlap
                   EXIT 2 EXPECT_STDERR "--ep-overlap")
+
+# Selective recompute by module and FP8 parameter gathers (issue 26): the Megatron command
+# carries both flags with the pinned modules; an unknown module, a module list under full
+# recompute and FP8 gathers without the distributed optimizer are refused by name.
+topoplan_cli_test(emit_megatron_recompute_modules
+                  ARGS plan --mode train --model deepseek-v3 --topology hgx-h100-8 --nodes 128
+                       --seq 4096 --global-batch 8192 --micro-batch 1 --tp 2 --pp 8 --vp 4
+                       --ep 64 --zero 1 --precision fp8 --recompute-modules mla_up_proj,mlp
+                       --fp8-param-gather --emit megatron
+                  EXPECT_STDOUT "--recompute-modules mla_up_proj mlp .*--fp8-param-gather")
+topoplan_cli_test(recompute_modules_unknown
+                  ARGS plan --mode train --model deepseek-v3 --topology hgx-h100-8 --nodes 8
+                       --recompute-modules mla_up_proj,attention
+                  EXIT 2 EXPECT_STDERR "unknown recompute module 'attention'")
+topoplan_cli_test(recompute_modules_not_full
+                  ARGS plan --mode train --model deepseek-v3 --topology hgx-h100-8 --nodes 8
+                       --recompute full --recompute-modules mlp
+                  EXIT 2 EXPECT_STDERR "--recompute-modules: apply to selective recompute only")
+topoplan_cli_test(fp8_param_gather_needs_zero
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8
+                       --precision fp8 --zero 0 --fp8-param-gather
+                  EXIT 2 EXPECT_STDERR "--fp8-param-gather: needs a ZeRO stage >= 1")
+topoplan_cli_test(fp8_param_gather_train_only
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --fp8-param-gather
+                  EXIT 2 EXPECT_STDERR "--fp8-param-gather")

@@ -8,6 +8,7 @@
 #include "topoplan/plan.hpp"
 #include "topoplan/route.hpp"
 #include "topoplan/topology_io.hpp"
+#include "topoplan/train.hpp"
 
 namespace topoplan::test {
 
@@ -31,6 +32,15 @@ struct Machine {
 
 inline Strategy strat(int tp, int pp = 1, int dp = 1, int ep = 1, bool adp = false) {
   return Strategy{.tp = tp, .pp = pp, .dp = dp, .ep = ep, .attention_dp = adp};
+}
+
+// A training request of `gbs` sequences of `seq` tokens with no framework reserve.
+inline TrainRequest train_request(double seq, int gbs) {
+  TrainRequest q;
+  q.seq = seq;
+  q.global_batch = gbs;
+  q.reserve_bytes = 0;
+  return q;
 }
 
 }  // namespace topoplan::test

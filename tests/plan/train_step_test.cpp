@@ -14,11 +14,7 @@ using namespace topoplan;
 namespace {
 
 TrainRequest request(double seq, int gbs) {
-  TrainRequest q;
-  q.seq = seq;
-  q.global_batch = gbs;
-  q.reserve_bytes = 0;
-  return q;
+  return test::train_request(seq, gbs);
 }
 
 std::vector<int> gpus(const test::Machine& mc, std::initializer_list<int> idx) {
