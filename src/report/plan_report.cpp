@@ -78,6 +78,13 @@ ordered_json groups_json(const std::vector<GroupSummary>& gs) {
   return arr;
 }
 
+// A plan that does not fit was never timed: its times, rates and breakdown are null (as in the
+// training plans' JSON), not zeros that read as values (issue 32: 5,997 of the 6,236 plans at
+// 12,500 nodes do not fit, and their zeroed breakdowns were 8.5 MB of the 10.5 MB document).
+ordered_json timed(const PlanResult& p, double value) {
+  return p.fits ? ordered_json(value) : ordered_json(nullptr);
+}
+
 // A plan's document; its placement is a placeholder that `splices` will stream, or its runs
 // (placement_runs.hpp) when it is long and the detail was not asked for.
 ordered_json plan_json(const PlanResult& p, std::vector<Splice>& splices, PlacementOrder order,
@@ -90,12 +97,14 @@ ordered_json plan_json(const PlanResult& p, std::vector<Splice>& splices, Placem
                  {"memory", memory_json(p.memory)},
                  {"max_batch", count(p.max_batch)},
                  {"batch", count(p.batch)},
-                 {"ttft_ms", p.ttft_ms},
-                 {"tpot_ms", p.tpot_ms},
-                 {"tokens_per_s", p.tokens_per_s},
-                 {"tokens_per_s_per_gpu", p.tokens_per_s_per_gpu},
-                 {"tokens_per_s_per_user", p.tokens_per_s_per_user}};
-  j["breakdown"] = {{"decode", breakdown_json(p.decode)}, {"prefill", breakdown_json(p.prefill)}};
+                 {"ttft_ms", timed(p, p.ttft_ms)},
+                 {"tpot_ms", timed(p, p.tpot_ms)},
+                 {"tokens_per_s", timed(p, p.tokens_per_s)},
+                 {"tokens_per_s_per_gpu", timed(p, p.tokens_per_s_per_gpu)},
+                 {"tokens_per_s_per_user", timed(p, p.tokens_per_s_per_user)}};
+  j["breakdown"] = p.fits ? ordered_json{{"decode", breakdown_json(p.decode)},
+                                         {"prefill", breakdown_json(p.prefill)}}
+                          : ordered_json(nullptr);
   if (p.placement.empty()) {  // only the top plans carry one: no splice for the others
     j["placement"] = ordered_json::array();
   } else if (!detail && p.placement.size() > kPlacementListRanks) {

@@ -278,3 +278,9 @@ topoplan_cli_test(plan_disagg_refuses_batch
 topoplan_cli_test(plan_emit_vllm_ports
                   ARGS plan --model llama-3-70b --topology hgx-h100-8 --tpot-max 30 --emit vllm
                   EXPECT_STDOUT "CUDA_VISIBLE_DEVICES=4,5,6,7 .*--port 8001")
+
+# A plan that does not fit was never timed (issue 32): its times, rates and breakdown are null,
+# not zeros. DeepSeek-R1 on two H100 servers: TP1 DP16 cannot hold the 627 GiB of weights.
+topoplan_cli_test(plan_unfit_plans_have_null_times
+                  ARGS plan --model deepseek-r1 --topology hgx-h100-8 --nodes 2 --json
+                  EXPECT_STDOUT "\"fits\": false,[^\\[]*\"ttft_ms\": null,[^\\[]*\"tokens_per_s_per_user\": null,[^\\[]*\"breakdown\": null")
