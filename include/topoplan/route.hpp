@@ -63,6 +63,11 @@ class Router {
   // True when routes between servers are structural (a generated tree fabric: up to the lowest
   // common switch, ECMP hashed, then down), false when they come from a general path search.
   bool structured_fabric() const;
+  // For GPUs of two servers on a fabric whose routes are alike whatever their ECMP choices
+  // (every link between two tiers like the others): the tiers their structural route climbs (1:
+  // both NICs on one leaf). With servers_alike(), two such pairs at the same server slots and
+  // climb cross links alike hop for hop. -1 otherwise (same server, irregular fabric, no route).
+  int fabric_climb(int src, int dst) const;
 
   // Whether a CPU reachable from `gpu` inside its server (not over the network) is an AMD part
   // (its catalog model names AMD), as NCCL's ncclTopoCpuType reads the local CPU's vendor.

@@ -10,12 +10,13 @@ void add_calibration_option(CLI::App& cmd, std::string& path) {
                  "calibration file from `topoplan calibrate` (default: built-in constants)");
 }
 
-CommSetup comm_setup(const TopologyOptions& topo, const std::string& calibration) {
+std::unique_ptr<CommSetup> comm_setup(const TopologyOptions& topo, const std::string& calibration) {
   return comm_setup(load_topology(topo), calibration);
 }
 
-CommSetup comm_setup(Topology topology, const std::string& calibration) {
-  CommSetup s;
+std::unique_ptr<CommSetup> comm_setup(Topology topology, const std::string& calibration) {
+  auto owned = std::make_unique<CommSetup>();
+  CommSetup& s = *owned;
   s.tuning = calibration.empty() ? NcclTuning::builtin()
                                  : NcclTuning::parse(read_text_file(calibration), calibration);
   // Only a calibration that measured link efficiencies changes the graph; copying it anyway
@@ -25,7 +26,7 @@ CommSetup comm_setup(Topology topology, const std::string& calibration) {
     s.topology = with_link_efficiency(s.topology, s.tuning.link_efficiency);
   s.router = std::make_unique<Router>(s.topology);
   s.collective = std::make_unique<CollectiveModel>(*s.router, s.tuning);
-  return s;
+  return owned;
 }
 
 }  // namespace topoplan::cli

@@ -8,6 +8,7 @@
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/csv_option.hpp"
+#include "cli/keep_until_exit.hpp"
 #include "cli/topology_options.hpp"
 #include "io/topology_ranges.hpp"
 #include "report/chart_views.hpp"
@@ -262,7 +263,9 @@ int run(const CollectiveArgs& a) {
   const Dtype dtype = parse_dtype(a.dtype);
   o.element_bytes = element_bytes(dtype);
   std::vector<double> sizes = parse_sizes(a);
-  const CommSetup setup = comm_setup(a.topo, a.calibration);  // --calibration or built-in
+  // --calibration or built-in; kept to the end of the process (keep_until_exit.hpp).
+  const KeptToExit<CommSetup> owned(comm_setup(a.topo, a.calibration));
+  const CommSetup& setup = *owned;
   const Topology& t = setup.topology;
   const std::vector<std::vector<int>> groups = pick_groups(t, a, o, op);
   const bool nccl_flags = !a.minbytes.empty() || !a.maxbytes.empty() || !a.stepfactor.empty();

@@ -13,6 +13,7 @@
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/csv_option.hpp"
+#include "cli/keep_until_exit.hpp"
 #include "cli/mode_flags.hpp"
 #include "cli/model_options.hpp"
 #include "cli/option_groups.hpp"
@@ -200,12 +201,14 @@ int run_plan(PlanArgs& a) {
   if (!a.decode_server.empty() && !a.disagg)
     throw InputError("--decode-server", "", "names the decode pool's server: use it with --disagg");
   // --decode-server: prefill on --prefill-nodes of --topology, decode on --decode-nodes of it.
-  const CommSetup setup =
+  // Kept to the end of the process (keep_until_exit.hpp).
+  const KeptToExit<CommSetup> owned(
       a.decode_server.empty()
           ? comm_setup(a.topo, a.calibration)  // --calibration or built-in
           : comm_setup(load_mixed_topology(a.topo, a.decode_server, a.pools.prefill_nodes,
                                            a.pools.decode_nodes),
-                       a.calibration);
+                       a.calibration));
+  const CommSetup& setup = *owned;
   if (a.mode == "train") {
     // The report pages, Pareto chart and placement drawing are the serving plan's; say so rather
     // than exit 0 without the file (issue 28).

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/keep_until_exit.hpp"
 #include "cli/topology_options.hpp"
 #include "report/gpu_report.hpp"
 #include "report/topo_nic_report.hpp"
@@ -38,9 +39,10 @@ int run_list(const TopoArgs& a) {
 }
 
 int run_show(const TopoArgs& a) {
-  const Topology t = load_topology(a.topo);
-  Router router(t);
-  report::print_topo_show(std::cout, t, summarize(router), a.json);
+  // Kept to the end of the process (keep_until_exit.hpp).
+  const KeptToExit<Topology> t(std::make_unique<Topology>(load_topology(a.topo)));
+  const KeptToExit<Router> router(std::make_unique<Router>(*t));
+  report::print_topo_show(std::cout, *t, summarize(*router), a.json);
   return 0;
 }
 

@@ -96,7 +96,8 @@ int run_validate(const ValidateArgs& a) {
     if (a.nccl_tests.empty() && a.topo.topology.empty()) return rc;
   }
   const std::vector<NcclTestsLog> logs = read_logs(a);
-  const CommSetup setup = comm_setup(a.topo, a.calibration);
+  const std::unique_ptr<CommSetup> owned = comm_setup(a.topo, a.calibration);
+  const CommSetup& setup = *owned;
   std::vector<ValidationRow> rows;
   for (const NcclTestsLog& log : logs) {
     if (const std::string why = log_gpu_mismatch(setup.topology, log); !why.empty())
@@ -113,7 +114,8 @@ int run_validate(const ValidateArgs& a) {
 
 int run_calibrate(const ValidateArgs& a) {
   const std::vector<NcclTestsLog> logs = read_logs(a);
-  const CommSetup setup = comm_setup(a.topo, a.calibration);
+  const std::unique_ptr<CommSetup> owned = comm_setup(a.topo, a.calibration);
+  const CommSetup& setup = *owned;
   // Constants fitted to another GPU's log would be written for this one.
   for (const NcclTestsLog& log : logs)
     if (const std::string why = log_gpu_mismatch(setup.topology, log); !why.empty())

@@ -123,6 +123,21 @@ struct CollectiveModel::Impl {
     if (alike < 0) alike = router.servers_alike() ? 1 : 0;
     return alike == 1;
   }
+  // Servers alike, and every GPU's links stay in its server: a flow between two servers then
+  // takes the fabric route (never a shared NVSwitch or a direct link, as in NVL72 racks), whose
+  // price Router::fabric_climb classes. Asked once.
+  mutable int fabric_alike = -1;
+  bool fabric_pairs_alike() const {
+    if (fabric_alike < 0) {
+      const Topology& t = router.topology();
+      bool ok = servers_alike();
+      for (int g : t.gpus())
+        for (const Adjacent& a : t.neighbours(g))
+          ok = ok && t.device(a.device).node == t.device(g).node;
+      fabric_alike = ok ? 1 : 0;
+    }
+    return fabric_alike == 1;
+  }
 
   // Cache key: op, root, a tag (0 concurrent, 1 independent), then the groups.
   static std::vector<int> key(CollOp op, int root, const std::vector<std::vector<int>>& groups,

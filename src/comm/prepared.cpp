@@ -1,6 +1,7 @@
 // Prepared collectives: a group set analysed and routed once, priced per size on one group of
 // each class of identical groups (see PreparedCollective in collective.hpp).
 #include <algorithm>
+#include <map>
 #include <tuple>
 
 #include "comm/model_impl.hpp"
@@ -83,14 +84,29 @@ PreparedCollective CollectiveModel::prepare_pairs(CollOp op,
   // whether they share a server (intra classes, NIC choice, CPUs, GPU model all come from the
   // slot), and its load is the one flow's, which evaluate_loads gives exactly as the engine
   // would: pairs with equal keys price alike, so only the first of each is analysed.
+  // Between servers on a fabric whose routes are alike whatever their ECMP choices, the pair's
+  // load is also a function of its slots and of how high its route climbs (Router::fabric_climb),
+  // so each (slots, climb) is routed once: a pipeline over 100,000 GPUs has up to 98,000 stage
+  // boundaries and a few dozen such classes (issue 32).
   const Router& r = impl_->router;
   const Topology& t = r.topology();
+  const bool by_climb = impl_->fabric_pairs_alike();
+  std::map<std::tuple<int, int, int>, std::pair<double, double>> by_class;
   std::vector<std::tuple<int, int, bool, double, double>> keys;
   keys.reserve(pairs.size());
   for (const auto& [a, b] : pairs) {
-    const auto [us_per_byte, latency_us] = impl_->pair_load(a, b);
-    keys.emplace_back(r.server_slot(a), r.server_slot(b), t.device(a).node == t.device(b).node,
-                      us_per_byte, latency_us);
+    const int sa = r.server_slot(a), sb = r.server_slot(b);
+    const bool same = t.device(a).node == t.device(b).node;
+    const int climb = by_climb && !same ? r.fabric_climb(a, b) : -1;
+    std::pair<double, double> load;
+    if (climb > 0) {
+      auto [it, fresh] = by_class.try_emplace({sa, sb, climb});
+      if (fresh) it->second = impl_->pair_load(a, b);
+      load = it->second;
+    } else {
+      load = impl_->pair_load(a, b);
+    }
+    keys.emplace_back(sa, sb, same, load.first, load.second);
   }
   std::vector<int> class_of;
   std::vector<std::vector<int>> reps;

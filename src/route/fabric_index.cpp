@@ -62,6 +62,52 @@ FabricIndex::FabricIndex(const Topology& t) : t_(t) {
     leaf_plane_[switches_[switch_of_[d]].lo] = switches_[switch_of_[cur]].lo;
   }
   usable_ = true;
+  uniform_ = check_uniform();
+}
+
+namespace {
+bool alike(const Link& x, const Link& y) {
+  return x.type == y.type && x.count == y.count && x.bw_GBps == y.bw_GBps &&
+         x.efficiency == y.efficiency && x.latency_us == y.latency_us && x.kind == y.kind;
+}
+}  // namespace
+
+bool FabricIndex::check_uniform() const {
+  const Link* nic_link = nullptr;
+  for (DirLink d : nic_up_) {
+    if (d < 0) continue;
+    const Link& l = t_.link(link_of(d));
+    if (nic_link && !alike(*nic_link, l)) return false;
+    nic_link = &l;
+  }
+  std::vector<const Link*> up_of_tier;
+  for (const Switch& sw : switches_) {
+    if (static_cast<std::size_t>(sw.tier) >= up_of_tier.size()) up_of_tier.resize(sw.tier + 1);
+    for (const Adjacent& a : sw.up) {
+      const Link& l = t_.link(link_of(a.out));
+      const Link*& first = up_of_tier[static_cast<std::size_t>(sw.tier)];
+      if (first && !alike(*first, l)) return false;
+      first = &l;
+      const Switch& to = switches_[switch_of_[a.device]];
+      const Switch& to0 = switches_[switch_of_[sw.up.front().device]];
+      if (to.lo != to0.lo || to.hi != to0.hi) return false;
+    }
+  }
+  return true;
+}
+
+int FabricIndex::climb(int nic_src, int nic_dst) const {
+  if (!usable_ || nic_up_[nic_src] < 0 || nic_up_[nic_dst] < 0) return -1;
+  const int target = switches_[switch_of_[t_.to_device(nic_up_[nic_dst])]].lo;
+  int cur = t_.to_device(nic_up_[nic_src]);
+  int tiers = 1;
+  while (!below(cur, target)) {
+    const auto& up = switches_[switch_of_[cur]].up;
+    if (up.empty()) return -1;
+    cur = up.front().device;  // alike whichever the hash picks (uniform())
+    ++tiers;
+  }
+  return tiers;
 }
 
 bool FabricIndex::below(int sw, int ordinal) const {

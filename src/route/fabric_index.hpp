@@ -27,6 +27,14 @@ class FabricIndex {
   // NIC → leaf → ... → leaf → NIC appended to `hops` (no allocation when it has room); false
   // when the structure does not connect them (`hops` then holds a partial route).
   bool route(int nic_src, int nic_dst, std::uint64_t hash, std::vector<DirLink>& hops) const;
+  // Whether every route's links are alike whatever its ECMP choices: every NIC → leaf link is
+  // like every other (type, count, bandwidth, efficiency, latency), so is every up-link leaving
+  // a switch of one tier, and a switch's up-neighbours all hold the same leaves (so a route
+  // climbs as high whichever it takes). A generated fabric is; a hand-written one may not be.
+  bool uniform() const { return uniform_; }
+  // Tiers route() climbs from nic_src's leaf before it turns down (1: both NICs on one leaf);
+  // -1 when route() would fail.
+  int climb(int nic_src, int nic_dst) const;
 
  private:
   struct Switch {
@@ -36,7 +44,9 @@ class FabricIndex {
   bool below(int sw, int ordinal) const;
 
   const Topology& t_;
-  bool usable_ = false;
+  bool check_uniform() const;
+
+  bool usable_ = false, uniform_ = false;
   std::vector<DirLink> nic_up_;
   std::vector<int> switch_of_;  // device → index into switches_, -1 otherwise
   std::vector<Switch> switches_;

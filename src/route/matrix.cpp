@@ -23,6 +23,7 @@ namespace {
 double cut_flow(const Topology& t, const std::vector<int>& gpus, const std::vector<char>& side) {
   const int n = static_cast<int>(t.device_count());
   route::MaxFlow flow(n + 2);
+  flow.reserve(t.link_count() + gpus.size());
   for (std::size_t l = 0; l < t.link_count(); ++l) {
     const Link& link = t.link(static_cast<int>(l));
     flow.add_duplex(link.a, link.b, link.bw_GBps);

@@ -290,13 +290,15 @@ struct Router::Impl {
   }
 
   // structural() written into `p` (its hop buffer reused); false when there is no such route.
-  bool structural_into(int src, int dst, Path& p) const {
+  // The NICs the structural route src → dst leaves and enters the fabric by: the destination's
+  // own, and the source's own or, in another plane, the NIC of its server in that plane (PXN).
+  bool route_nics(int src, int dst, int& ns, int& nd) const {
     if (!fabric.usable()) return false;
     const bool src_nic = topo.device(src).type == DeviceType::Nic;
     const bool dst_nic = topo.device(dst).type == DeviceType::Nic;
-    const int nd = dst_nic ? dst : nic_of_gpu(dst);
+    nd = dst_nic ? dst : nic_of_gpu(dst);
     if (nd < 0 || fabric.plane(nd) < 0) return false;
-    int ns = src_nic ? src : nic_of_gpu(src);
+    ns = src_nic ? src : nic_of_gpu(src);
     if (ns < 0) return false;
     if (fabric.plane(ns) != fabric.plane(nd)) {
       if (src_nic) return false;
@@ -307,6 +309,12 @@ struct Router::Impl {
       ns = servers.same_slot(t, g);
       if (fabric.plane(ns) != fabric.plane(nd)) return false;
     }
+    return true;
+  }
+
+  bool structural_into(int src, int dst, Path& p) const {
+    int ns = -1, nd = -1;
+    if (!route_nics(src, dst, ns, nd)) return false;
     reset(p, src, dst);
     if (src != ns && !append_intra(src, ns, p)) return false;
     const std::size_t first = p.hops.size();
@@ -452,6 +460,14 @@ bool Router::amd_cpu_server(int gpu) const {
   }
   for (int d : marked) seen[static_cast<std::size_t>(d)] = 0;
   return it->second = amd;
+}
+
+int Router::fabric_climb(int src, int dst) const {
+  const int gs = impl_->servers.group(src), gd = impl_->servers.group(dst);
+  if (!impl_->fabric.uniform() || gs < 0 || gd < 0 || gs == gd) return -1;
+  int ns = -1, nd = -1;
+  if (!impl_->route_nics(src, dst, ns, nd)) return -1;
+  return impl_->fabric.climb(ns, nd);
 }
 
 bool Router::structured_fabric() const {

@@ -103,3 +103,36 @@ TEST_CASE("prepared independent send/recv and all-to-all equal the one-at-a-time
     CHECK(a.slowest(s).protocol == want.protocol);
   }
 }
+
+// Issue 32: between servers, pairs at the same slots whose routes climb equally high are routed
+// once (Router::fabric_climb). Stage boundaries of pipelines over 65 servers (three leaves of 32
+// servers per rail, or fat-tree leaves of 4) include same-leaf and cross-leaf pairs, PXN relays
+// (slot 0 → slot 3) and intra-server pairs; every pair's price must equal its own send_recv.
+TEST_CASE("prepared send/recv pairs between servers: one route per (slots, climb), same prices") {
+  for (const char* fabric : {"rail-optimized", "fat-tree"}) {
+    ClusterOptions o;
+    o.nodes = 65;
+    o.fabric = parse_fabric_kind(fabric);
+    const Topology t = load_topology("hgx-h100-8", o);
+    Router r(t);
+    CollectiveModel m(r);
+    const auto& g = t.gpus();
+    std::vector<std::pair<int, int>> pairs;
+    for (std::size_t i = 0; i + 8 < g.size(); i += 5) pairs.emplace_back(g[i], g[i + 8]);
+    for (std::size_t i = 0; i + 259 < g.size(); i += 11) pairs.emplace_back(g[i], g[i + 259]);
+    pairs.emplace_back(g[0], g[1]);
+    const PreparedCollective p = m.prepare_pairs(CollOp::SendRecv, pairs);
+    for (double s : {100.0, 1e5, 1e8}) {
+      CAPTURE(fabric);
+      CAPTURE(s);
+      CollectiveModel fresh(r);  // no shared cache
+      double want = 0;
+      for (const auto& [a, b] : pairs) want = std::max(want, fresh.send_recv(a, b, s).time_us);
+      CHECK(p.slowest(s).time_us == want);
+      const auto each = p.each(s);
+      REQUIRE(each.size() == pairs.size());
+      for (std::size_t i = 0; i < pairs.size(); ++i)
+        CHECK(each[i].time_us == fresh.send_recv(pairs[i].first, pairs[i].second, s).time_us);
+    }
+  }
+}

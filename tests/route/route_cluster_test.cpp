@@ -189,3 +189,48 @@ TEST_CASE("network share per GPU accounts for an oversubscribed fabric (topo sho
   CHECK(o.network_share_GBps < 50);
   CHECK(o.bisection_GBps < f.bisection_GBps);
 }
+
+// Router::fabric_climb (issue 32): the tiers a structural route between servers climbs, when
+// every link between two tiers is alike. Rail-optimized hgx-h100-8 on 65 servers: 3 leaves per
+// rail of 32 servers (64-port switches, 32 down, 32 up), so n0 and n31 share leaves and n32
+// does not.
+TEST_CASE("fabric_climb: 1 on a shared leaf, 2 through the spine, -1 inside a server") {
+  const Topology t = cluster("hgx-h100-8", 65, "rail-optimized");
+  Router r(t);
+  CHECK(t.fabric.tiers == 2);
+  CHECK(r.fabric_climb(id(t, "n0/gpu0"), id(t, "n31/gpu0")) == 1);
+  CHECK(r.fabric_climb(id(t, "n0/gpu0"), id(t, "n32/gpu0")) == 2);
+  CHECK(r.fabric_climb(id(t, "n0/gpu0"), id(t, "n32/gpu5")) == 2);  // PXN to rail 5, then up
+  CHECK(r.fabric_climb(id(t, "n0/gpu0"), id(t, "n0/gpu5")) == -1);
+  // The route itself agrees: same leaf is GPU … NIC → leaf → NIC … (one switch), through the
+  // spine three switches.
+  auto switches = [&](const Path& p) {
+    int n = 0;
+    for (DirLink d : p.hops) n += t.device(t.to_device(d)).type == DeviceType::NetSwitch;
+    return n;
+  };
+  CHECK(switches(r.path(id(t, "n0/gpu0"), id(t, "n31/gpu0"))) == 1);
+  CHECK(switches(r.path(id(t, "n0/gpu0"), id(t, "n32/gpu0"))) == 3);
+}
+
+TEST_CASE("fabric_climb: -1 when one leaf-to-spine link differs from the others") {
+  Topology t = cluster("hgx-h100-8", 65, "rail-optimized");
+  // A second, slower uplink from rail 0's first leaf to a spine: up-links of tier 1 differ, so
+  // a route's price would depend on its ECMP choice.
+  int leaf = -1, spine = -1;
+  for (std::size_t d = 0; d < t.device_count(); ++d) {
+    const Device& dev = t.device(static_cast<int>(d));
+    if (dev.type != DeviceType::NetSwitch) continue;
+    if (dev.tier == 1 && leaf < 0) leaf = static_cast<int>(d);
+    if (dev.tier == 2 && spine < 0) spine = static_cast<int>(d);
+  }
+  REQUIRE(leaf >= 0);
+  REQUIRE(spine >= 0);
+  Link slow = t.link(t.neighbours(leaf).front().out / 2);
+  slow.a = leaf;
+  slow.b = spine;
+  slow.bw_GBps /= 2;
+  t.add_link(slow);
+  Router r(t);
+  CHECK(r.fabric_climb(id(t, "n0/gpu0"), id(t, "n32/gpu0")) == -1);
+}
