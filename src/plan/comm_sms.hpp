@@ -1,6 +1,9 @@
-// SMs that EP communication kernels hold while they overlap compute, shared by training's
-// DualPipe (train_step.cpp) and serving's two-batch overlap (step_time.cpp).
+// SMs that communication kernels hold while they overlap compute, and what that costs the
+// compute: shared by training (DP/ZeRO collectives, DualPipe, --ep-overlap; train_step.cpp) and
+// serving's two-batch overlap (step_time.cpp).
 #pragma once
+
+#include <algorithm>
 
 namespace topoplan {
 
@@ -8,5 +11,23 @@ namespace topoplan {
 // defaults to the same 20 for its normal (high-throughput) kernels. kH800Sms stands in for a
 // GPU whose catalog entry has no SM count.
 inline constexpr double kDualPipeCommSms = 20, kH800Sms = 132;
+
+// Extra compute time per unit of compute time that runs beside a communication kernel holding
+// `held` of the GPU's `sms` SMs (one per NCCL channel): the compute keeps sms − held SMs, so it
+// lasts sms / (sms − held) as long, held / (sms − held) more.
+// Measured on one H100 SXM (2026-12-06; tools/measure/probe_overlap.py, raw results in
+// topologies/calibration/overlap-h100-2026-12-06.json, docs/training.md "SMs held by overlapped
+// communication"): a stand-in channel kernel (k blocks of 640 threads with 120 KiB of shared
+// memory, one per SM, as NCCL's) slowed bf16 training GEMMs at four Llama-70B / 13B shapes by
+// 1.21 / 1.33 on average at k = 24 / 32 holding its SMs without traffic, where sms / (sms − k)
+// gives 1.22 / 1.32, and by 1.10 / 1.21 at k = 8 / 16 (rule: 1.065 / 1.138; the excess depends
+// on where the held SMs land and is not charged). The former charge, held / sms, was 1.15–2.1×
+// short of every measured point. HBM traffic added +0.55% of GEMM time per 100 GB/s (both
+// directions) on top, not charged: the collectives priced with this rule are network-bound
+// (≤ 50 GB/s per NIC, ≤ 0.6%). Held SMs are capped at half the GPU's (a factor of 1).
+inline double held_sm_slowdown(double held, double sms) {
+  const double k = std::clamp(held, 0.0, sms / 2);
+  return k / (sms - k);
+}
 
 }  // namespace topoplan

@@ -353,7 +353,7 @@ TimeBreakdown Planner::Impl::moe_layer_tbo(const Strategy& s, PlacementOrder ord
       layer_comm_time(LayerType::Moe, s, order, half.tokens(), w.phase).scaled(2);
   const double comm_us = c.tp_allreduce_us + c.dp_gather_us + c.ep_alltoall_us;
   const double sms = gpu.sm_count > 0 ? gpu.sm_count : kH800Sms;
-  const double share = w.phase == Phase::Prefill ? std::min(1.0, kDualPipeCommSms / sms) : 0.0;
+  const double share = w.phase == Phase::Prefill ? held_sm_slowdown(kDualPipeCommSms, sms) : 0.0;
   const TboLayer t = tbo_layer(k.total_us(), comm_us, share);
   const double f = comm_us > 0 ? t.exposed_comm_us / comm_us : 0;
   k.tp_allreduce_us = c.tp_allreduce_us * f;

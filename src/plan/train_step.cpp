@@ -184,7 +184,7 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     const double sms = gpu.sm_count > 0 ? gpu.sm_count : kH800Sms;
     B.ep_us -= hidden;
     B.ep_hidden_us += hidden;
-    B.comm_sm_us += hidden * std::min(1.0, kDualPipeCommSms / sms);
+    B.comm_sm_us += hidden * held_sm_slowdown(kDualPipeCommSms, sms);
   }
   if (s.dualpipe) {
     // DualPipe (DeepSeek-V3 §3.2.1, Table 2): bubble (pp/2 − 1)(F&B + B − 3W), F&B the
@@ -197,7 +197,7 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     const double sms = gpu.sm_count > 0 ? gpu.sm_count : kH800Sms;
     B.ep_us -= hidden;
     B.ep_hidden_us += hidden;
-    B.comm_sm_us += hidden * std::min(1.0, kDualPipeCommSms / sms);
+    B.comm_sm_us += hidden * held_sm_slowdown(kDualPipeCommSms, sms);
   }
   // PP send/recv of T·h bf16 (1/tp of it with SP) per micro-batch and chunk boundary, both ways.
   if (s.pp > 1) {
@@ -217,13 +217,14 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   auto dp_op = [&](CollOp op, double dense_bytes, double expert_bytes) {
     return comm.cost(op, s.tp, dpz, dense_bytes) + comm.cost(op, s.etp * s.ep, edp, expert_bytes);
   };
-  // SM share of a hidden DP collective: the SMs its NCCL kernel holds (one per channel) of the
-  // GPU's, the more of the dense and expert collectives' channels (comm_sm_us below).
+  // Compute slowdown beside a hidden DP collective: the SMs its NCCL kernel holds (one per
+  // channel; the more of the dense and expert collectives' channels) taken from the GPU's
+  // (held_sm_slowdown, measured; comm_sm_us below).
   auto sm_share = [&](CollOp op, double dense_bytes, double expert_bytes) {
     if (gpu.sm_count <= 0) return 0.0;
     int ch = std::max(comm.channels(op, s.tp, dpz, dense_bytes),
                       comm.channels(op, s.etp * s.ep, edp, expert_bytes));
-    return std::min(1.0, double(ch) / gpu.sm_count);
+    return held_sm_slowdown(ch, gpu.sm_count);
   };
   // Overlap with the last micro-batch's backward (--overlap-grad-reduce) or the next step's
   // first forward (--overlap-param-gather): all but the last bucket (one layer's) can hide.

@@ -25,10 +25,10 @@ TEST_CASE("tbo_layer: max of compute and communication, the overlap's SM cost, t
   CHECK(t.hidden_comm_us == 40);
   CHECK(t.ramp_us == 20);
   // Prefill's DeepEP normal kernels hold 20 of 132 SMs while they overlap: 60 µs of overlapped
-  // compute runs 20/132 slower, 100 + 60 x 20/132 = 109.09.
-  t = tbo_layer(100, 60, 20.0 / 132);
-  CHECK(t.time_us == doctest::Approx(100 + 60 * 20.0 / 132));
-  CHECK(t.exposed_comm_us == doctest::Approx(60 * 20.0 / 132));
+  // compute runs on 112 SMs, 20/112 slower (held_sm_slowdown), 100 + 60 x 20/112 = 110.71.
+  t = tbo_layer(100, 60, 20.0 / 112);
+  CHECK(t.time_us == doctest::Approx(100 + 60 * 20.0 / 112));
+  CHECK(t.exposed_comm_us == doctest::Approx(60 * 20.0 / 112));
   CHECK(t.exposed_comm_us + t.hidden_comm_us == doctest::Approx(60));
   // Nothing to hide: the layer is its compute.
   t = tbo_layer(100, 0, 0.2);
