@@ -83,6 +83,14 @@ int CommPricer::channels(CollOp op, int stride, int size, double bytes) const {
   return it == channels_.end() ? 0 : it->second;
 }
 
+int CommPricer::ctas(CollOp op, int stride, int size, double bytes) const {
+  const int ch = channels(op, stride, size, bytes);
+  if (ch <= 0 || in_one_server(stride, size)) return ch;
+  const int gpu = devices_[0], nic = router_->nic_of_gpu(gpu);
+  if (nic < 0) return ch;
+  return nccl_ring_ctas(ch, router_->nic_GBps(nic), router_->topology().gpu_spec(gpu).sm_version);
+}
+
 double CommPricer::deepep(int stride, int size, double tokens, double token_bytes,
                           const MoeSpec& moe) const {
   if (size <= 1 || tokens <= 0) return 0;

@@ -98,8 +98,13 @@ class CommPricer {
   // Time (µs) of `op` on the group of `size` ranks spaced `stride` apart starting at rank 0,
   // with every group of the same kind that shares one of its servers running at once.
   double cost(CollOp op, int stride, int size, double bytes) const;
-  // The channels (one CTA, hence one SM, each) the collective engine gave that collective.
+  // The channels the collective engine gave that collective (across servers, one per NIC the
+  // group uses in a server: NCCL's graph channels).
   int channels(CollOp op, int stride, int size, double bytes) const;
+  // The CTAs, one SM each, NCCL runs it on: across servers its runtime channels
+  // (nccl_ring_ctas); inside one server the engine's channels (NCCL's intra-server runtime
+  // channels, 24 on an HGX H100, are not derived here).
+  int ctas(CollOp op, int stride, int size, double bytes) const;
   // Whether group 0 of that kind (ranks 0, stride, ..., (size − 1)·stride) lies in one server
   // (one NVLink domain).
   bool in_one_server(int stride, int size) const;

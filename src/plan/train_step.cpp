@@ -217,13 +217,13 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   auto dp_op = [&](CollOp op, double dense_bytes, double expert_bytes) {
     return comm.cost(op, s.tp, dpz, dense_bytes) + comm.cost(op, s.etp * s.ep, edp, expert_bytes);
   };
-  // Compute slowdown beside a hidden DP collective: the SMs its NCCL kernel holds (one per
-  // channel; the more of the dense and expert collectives' channels) taken from the GPU's
-  // (held_sm_slowdown, measured; comm_sm_us below).
+  // Compute slowdown beside a hidden DP collective: the SMs its NCCL kernel holds (one CTA per
+  // runtime channel, nccl_ring_ctas; the more of the dense and expert collectives') taken from
+  // the GPU's (held_sm_slowdown, measured; comm_sm_us below).
   auto sm_share = [&](CollOp op, double dense_bytes, double expert_bytes) {
     if (gpu.sm_count <= 0) return 0.0;
-    int ch = std::max(comm.channels(op, s.tp, dpz, dense_bytes),
-                      comm.channels(op, s.etp * s.ep, edp, expert_bytes));
+    int ch = std::max(comm.ctas(op, s.tp, dpz, dense_bytes),
+                      comm.ctas(op, s.etp * s.ep, edp, expert_bytes));
     return held_sm_slowdown(ch, gpu.sm_count);
   };
   // Overlap with the last micro-batch's backward (--overlap-grad-reduce) or the next step's

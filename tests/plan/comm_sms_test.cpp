@@ -43,3 +43,29 @@ TEST_CASE("held_sm_slowdown against the H100: within 3% at 24-32 channels, short
   for (Point p : {Point{8, 1.0966}, Point{16, 1.2177}, Point{24, 1.2096}, Point{32, 1.3408}})
     CHECK(1 + p.k / 132.0 < p.measured);
 }
+
+// NCCL's runtime channels across servers (nccl_ring_ctas), by hand from NVIDIA/nccl 5067397c
+// search.cc (speed arrays, ncclTopoDupChannels) and connect.cc (ncclTopoPostset).
+TEST_CASE("nccl_ring_ctas: graph channels to runtime CTAs, Hopper, Ampere and Blackwell") {
+  // H100, 8 x 400G (50 GB/s): 8 channels at 48; no duplication (sm > 80, 48 < 50, 8 > 4);
+  // postset x2 = 16; 16 is not < 16, so no more.
+  CHECK(nccl_ring_ctas(8, 50, 90) == 16);
+  // One NIC: 1 channel at 48, duplicated (1 <= 4) to 2 at 24; postset 4; 24 < 45: done.
+  CHECK(nccl_ring_ctas(1, 50, 90) == 4);
+  CHECK(nccl_ring_ctas(2, 50, 90) == 8);
+  CHECK(nccl_ring_ctas(4, 50, 90) == 16);
+  // 6 NICs: no duplication (6 > 4); postset 12; sm90, 48 > 45, 12 < 16: doubled to 24.
+  CHECK(nccl_ring_ctas(6, 50, 90) == 24);
+  // A100 with 200G HDR (25 GB/s): 24 per channel, under 25, no duplication; postset x2.
+  CHECK(nccl_ring_ctas(8, 25, 80) == 16);
+  CHECK(nccl_ring_ctas(1, 25, 80) == 2);
+  // A100 with 400G: 48 per channel; sm80 is not > 80, so duplicated to 16 at 24; postset 32.
+  CHECK(nccl_ring_ctas(8, 50, 80) == 32);
+  // Blackwell with 800G (100 GB/s): 96 per channel, 8 channels, no duplication rule applies
+  // (96 >= 50): 16 at 48; postset 32.
+  CHECK(nccl_ring_ctas(8, 100, 100) == 32);
+  // Caps: duplication at 32 ring channels, runtime at 64.
+  CHECK(nccl_ring_ctas(32, 50, 90) == 64);
+  CHECK(nccl_ring_ctas(20, 100, 100) == 64);
+  CHECK(nccl_ring_ctas(0, 50, 90) == 0);
+}

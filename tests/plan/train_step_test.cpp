@@ -395,6 +395,30 @@ TEST_CASE("train step: overlapped DP collectives take their channels' SMs from c
   CHECK(p.breakdown.comm_sm_us == doctest::Approx(p.breakdown.dp_hidden_us * ch / (132.0 - ch)));
 }
 
+TEST_CASE("train step: across servers the DP collective holds NCCL's runtime channels") {
+  // FSDP-style ZeRO-3 of Llama-3-8B on 2 x hgx-h100-8 (dp 16, 8 NICs per server at 400G): the
+  // engine's ring uses the 8 NICs (8 graph channels); NCCL runs twice that, 16 CTAs
+  // (nccl_ring_ctas), so compute beside the hidden gathers and reduce-scatters runs on 116 SMs.
+  test::Machine mc("hgx-h100-8", 2);
+  ModelSpec m = load_model("llama-3-8b");
+  TrainRequest q = request(4096, 32);
+  q.gpus = 16;
+  train::Evaluator e(m, *mc.router, q);
+  TrainStrategy s{.tp = 1, .dp = 16, .zero = 3, .micro_batch = 1};
+  s.recompute = Recompute::Full;
+  const TrainPlan p = e.evaluate(s);
+  REQUIRE(p.fits);
+  const auto [first, last] = e.stage_pair(s);
+  const int L = std::max(first.layers, last.layers);
+  const double ag = 2 * first.dense / L, rs = 2 * first.dense / L;
+  CHECK(e.comm.channels(CollOp::AllGather, 1, 16, ag) == 8);
+  CHECK(e.comm.ctas(CollOp::AllGather, 1, 16, ag) == 16);
+  CHECK(e.comm.ctas(CollOp::ReduceScatter, 1, 16, rs) == 16);
+  const TrainBreakdown& b = p.breakdown;
+  REQUIRE(b.zero3_hidden_us + b.dp_hidden_us > 0);
+  CHECK(b.comm_sm_us == doctest::Approx((b.zero3_hidden_us + b.dp_hidden_us) * 16 / 116.0));
+}
+
 TEST_CASE("train step: DualPipe bubble, two parameter copies, EP all-to-all hidden on 20 SMs") {
   test::Machine mc("hgx-h100-8");
   ModelSpec m = load_model("llama-3-8b");
