@@ -70,4 +70,50 @@ inline int nccl_ring_ctas(int graph_channels, double nic_GBps, int sm_version) {
   return n;
 }
 
+// CTAs of a NCCL ring (or tree) collective inside one server of `nvlinks` NVLinks per GPU to
+// NVSwitches, from the same source: NCCL counts each NVLink at SM80_NVLINK_BW 20.0, SM90 20.6,
+// SM100 40.1 GB/s (graph/topo.h); the ring search (search.cc) starts at the first speed of the
+// intra array at or below the GPU's NVLink total, places as many channels as fit (32 at most),
+// keeps a lower speed only when channels × speed grows, and stops lowering once the next speed
+// is at most 0.49 of the best one's; then ncclTopoDupChannels and ncclTopoPostset as above.
+// HGX H100 (18 NVLinks, 370.8 GB/s): 6 channels at 60, 12 at 30, 24 CTAs (the graph NCCL logs
+// in NVIDIA/nccl#1197: "nChannels 12, bw 30/30"); A100 (12 × 20): 24; B200 (18 × 40.1): 32;
+// H800 (8 × 20.6): 4 at 40, 8, 16.
+inline int nccl_intra_ring_ctas(int nvlinks, int sm_version) {
+  static constexpr double kOlder[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+  static constexpr double kSm90[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+  static constexpr double kSm100[] = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+  if (nvlinks <= 0) return 0;
+  const double per_link = sm_version >= 100  ? 40.1
+                          : sm_version >= 90 ? 20.6
+                          : sm_version == 86 ? 12.0
+                          : sm_version >= 70 ? 20.0
+                                             : 18.0;
+  const double total = nvlinks * per_link;
+  const std::span<const double> speeds = sm_version >= 100  ? std::span<const double>(kSm100)
+                                         : sm_version >= 90 ? std::span<const double>(kSm90)
+                                                            : std::span<const double>(kOlder);
+  int n = 0;
+  double bw = 0;
+  for (double v : speeds) {
+    if (v > total) continue;
+    if (n > 0 && (v / bw <= 0.49 || n * bw >= total)) break;
+    const int fit = std::min(32, static_cast<int>(total / v));
+    if (fit * v > n * bw) n = fit, bw = v;
+  }
+  if (n == 0) return 0;
+  if (bw >= 25 && !(sm_version > 80 && bw < 50 && n > 4)) {  // ncclTopoDupChannels
+    n = std::min(2 * n, 32);
+    bw /= 2;
+  }
+  return std::min(2 * n, 64);  // ncclTopoPostset
+}
+
+// CTAs of a NCCL NVLS (NVLink SHARP) collective: NVLS_NCHANNELS_SM90 16; on sm100
+// NVLS_NCHANNELS_SM100 32 across servers, NVLS_NCHANNELS_SM100_NVL 24 inside one
+// (transport/nvls.cc, NVIDIA/nccl 5067397c).
+inline int nccl_nvls_ctas(int sm_version, bool across_servers) {
+  return sm_version >= 100 ? (across_servers ? 32 : 24) : 16;
+}
+
 }  // namespace topoplan

@@ -80,15 +80,36 @@ bool CommPricer::in_one_server(int stride, int size) const {
 int CommPricer::channels(CollOp op, int stride, int size, double bytes) const {
   if (cost(op, stride, size, bytes) <= 0) return 0;
   auto it = channels_.find(std::make_tuple(static_cast<int>(op), stride, size, bytes));
-  return it == channels_.end() ? 0 : it->second;
+  return it == channels_.end() ? 0 : it->second.first;
 }
+
+namespace {
+// NVLinks from `gpu` to NVSwitches (bundles counted link by link); 0 without NVSwitches.
+int nvswitch_links(const Topology& t, int gpu) {
+  int n = 0;
+  for (const Adjacent& a : t.neighbours(gpu)) {
+    const Link& l = t.link(link_of(a.out));
+    if (l.kind == LinkKind::NVLink && t.device(a.device).type == DeviceType::NvSwitch) n += l.count;
+  }
+  return n;
+}
+}  // namespace
 
 int CommPricer::ctas(CollOp op, int stride, int size, double bytes) const {
   const int ch = channels(op, stride, size, bytes);
-  if (ch <= 0 || in_one_server(stride, size)) return ch;
-  const int gpu = devices_[0], nic = router_->nic_of_gpu(gpu);
-  if (nic < 0) return ch;
-  return nccl_ring_ctas(ch, router_->nic_GBps(nic), router_->topology().gpu_spec(gpu).sm_version);
+  if (ch <= 0) return ch;
+  const Topology& t = router_->topology();
+  const int gpu = devices_[0], sm = t.gpu_spec(gpu).sm_version;
+  const bool one_server = in_one_server(stride, size);
+  const Algorithm a =
+      channels_.at(std::make_tuple(static_cast<int>(op), stride, size, bytes)).second;
+  if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) return nccl_nvls_ctas(sm, !one_server);
+  if (one_server) {
+    const int nvlinks = nvswitch_links(t, gpu);
+    return nvlinks > 0 ? nccl_intra_ring_ctas(nvlinks, sm) : ch;
+  }
+  const int nic = router_->nic_of_gpu(gpu);
+  return nic < 0 ? ch : nccl_ring_ctas(ch, router_->nic_GBps(nic), sm);
 }
 
 double CommPricer::deepep(int stride, int size, double tokens, double token_bytes,
@@ -149,7 +170,7 @@ double CommPricer::cost(CollOp op, int stride, int size, double bytes) const {
                                                : (n - 1) / (r - 1));
     t = lat + transfer;
   }
-  channels_.emplace(key, worst.channels);
+  channels_.emplace(key, std::make_pair(worst.channels, worst.algorithm));
   cache_.emplace(key, t);
   return t;
 }

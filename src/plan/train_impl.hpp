@@ -101,9 +101,9 @@ class CommPricer {
   // The channels the collective engine gave that collective (across servers, one per NIC the
   // group uses in a server: NCCL's graph channels).
   int channels(CollOp op, int stride, int size, double bytes) const;
-  // The CTAs, one SM each, NCCL runs it on: across servers its runtime channels
-  // (nccl_ring_ctas); inside one server the engine's channels (NCCL's intra-server runtime
-  // channels, 24 on an HGX H100, are not derived here).
+  // The CTAs, one SM each, NCCL runs it on (src/plan/comm_sms.hpp): NVLS channels for an NVLS
+  // algorithm, else its runtime ring channels across servers (nccl_ring_ctas) or inside one
+  // server of NVSwitch-connected GPUs (nccl_intra_ring_ctas); else the engine's channels.
   int ctas(CollOp op, int stride, int size, double bytes) const;
   // Whether group 0 of that kind (ranks 0, stride, ..., (size − 1)·stride) lies in one server
   // (one NVLink domain).
@@ -122,7 +122,7 @@ class CommPricer {
   int gpus_;
   mutable std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> windows_;
   mutable std::map<std::tuple<int, int, int, double>, double> cache_;
-  mutable std::map<std::tuple<int, int, int, double>, int> channels_;
+  mutable std::map<std::tuple<int, int, int, double>, std::pair<int, Algorithm>> channels_;
 };
 
 // Everything the search needs; one per plan_training call.

@@ -69,3 +69,25 @@ TEST_CASE("nccl_ring_ctas: graph channels to runtime CTAs, Hopper, Ampere and Bl
   CHECK(nccl_ring_ctas(20, 100, 100) == 64);
   CHECK(nccl_ring_ctas(0, 50, 90) == 0);
 }
+
+// Inside one server (nccl_intra_ring_ctas) and NVLS (nccl_nvls_ctas), by hand from the same
+// NCCL sources: NVLink speeds 20.0 (sm80) / 20.6 (sm90) / 40.1 (sm100) GB/s per link.
+TEST_CASE("nccl_intra_ring_ctas and nccl_nvls_ctas: NVSwitch servers of each generation") {
+  // H100, 18 NVLinks = 370.8: 6 x 60 = 360 (50: 350, 40: 360 not more, 30: 360, 24/60 < 0.49
+  // stops); duplicated (60 >= 50) to 12 x 30; postset 24.
+  CHECK(nccl_intra_ring_ctas(18, 90) == 24);
+  // A100, 12 x 20 = 240: 6 x 40 = 240 fills it (stops); duplicated (sm80 is not > 80) to 12;
+  // postset 24.
+  CHECK(nccl_intra_ring_ctas(12, 80) == 24);
+  // B200, 18 x 40.1 = 721.8: 8 x 90 = 720; duplicated to 16 x 45; postset 32.
+  CHECK(nccl_intra_ring_ctas(18, 100) == 32);
+  // H800, 8 x 20.6 = 164.8: 2 x 60 = 120, 3 x 50 = 150, 4 x 40 = 160 (best), 5 x 30 = 150,
+  // 6 x 24 = 144, 8 x 20 = 160 (not more), 15/40 < 0.49 stops; 40 < 50 but 4 channels is not
+  // more than 4, so duplicated to 8; postset 16.
+  CHECK(nccl_intra_ring_ctas(8, 90) == 16);
+  CHECK(nccl_intra_ring_ctas(0, 90) == 0);
+  CHECK(nccl_nvls_ctas(90, false) == 16);
+  CHECK(nccl_nvls_ctas(90, true) == 16);
+  CHECK(nccl_nvls_ctas(100, false) == 24);
+  CHECK(nccl_nvls_ctas(100, true) == 32);
+}

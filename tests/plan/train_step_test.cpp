@@ -374,9 +374,9 @@ TEST_CASE("train step: --moe-dispatcher deepep prices DeepEP's deduplicated disp
 
 TEST_CASE("train step: overlapped DP collectives take their channels' SMs from compute") {
   // DDP (ZeRO-0, TP2 x DP4, full recompute to fit) on one hgx-h100-8: the gradient all-reduce
-  // hides behind the backward; while it runs its NCCL kernel holds one SM per channel of the
-  // H100's 132, so the compute beside it runs on 132 - channels and the step pays hidden time x
-  // channels / (132 - channels) (held_sm_slowdown, measured on an H100 2026-12-06).
+  // hides behind the backward; the engine runs it as NVLS, whose NCCL kernel holds
+  // NVLS_NCHANNELS_SM90 = 16 CTAs (one SM each) of the H100's 132, so the compute beside it runs
+  // on 116 and the step pays hidden time x 16 / 116 (held_sm_slowdown, measured 2026-12-06).
   test::Machine mc("hgx-h100-8");
   ModelSpec m = load_model("llama-3-8b");
   TrainRequest q = request(4096, 8);
@@ -387,12 +387,14 @@ TEST_CASE("train step: overlapped DP collectives take their channels' SMs from c
   const TrainPlan p = e.evaluate(s);
   REQUIRE(p.fits);
   const double grads = 2 * e.stage_pair(s).first.dense;
-  const int ch = e.comm.channels(CollOp::AllReduce, 2, 4, grads);
   CHECK(e.gpu.sm_count == 132);
-  CHECK(ch > 0);
+  CHECK(e.comm.ctas(CollOp::AllReduce, 2, 4, grads) == 16);
   CHECK(p.breakdown.dp_hidden_us > 0);
-  CHECK(ch < 66);
-  CHECK(p.breakdown.comm_sm_us == doctest::Approx(p.breakdown.dp_hidden_us * ch / (132.0 - ch)));
+  CHECK(p.breakdown.comm_sm_us == doctest::Approx(p.breakdown.dp_hidden_us * 16 / 116.0));
+  // A ring inside the server (the ZeRO-3 gathers of the 8 GPUs) holds NCCL's 24 runtime ring
+  // channels on an HGX H100 (nccl_intra_ring_ctas: 6 graph channels at 60 GB/s, 12, 24).
+  const double layer = 2 * e.stage_pair(s).first.dense / m.layers;
+  CHECK(e.comm.ctas(CollOp::AllGather, 1, 8, layer) == 24);
 }
 
 TEST_CASE("train step: across servers the DP collective holds NCCL's runtime channels") {
