@@ -9,6 +9,7 @@
 #include <set>
 
 #include "plan/moe_traffic.hpp"
+#include "plan/nccl_ctas.hpp"
 #include "plan/train_impl.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology.hpp"
@@ -77,10 +78,16 @@ bool CommPricer::in_one_server(int stride, int size) const {
   return true;
 }
 
-int CommPricer::channels(CollOp op, int stride, int size, double bytes) const {
-  if (cost(op, stride, size, bytes) <= 0) return 0;
+const std::pair<int, Algorithm>* CommPricer::engine_choice(CollOp op, int stride, int size,
+                                                           double bytes) const {
+  if (cost(op, stride, size, bytes) <= 0) return nullptr;
   auto it = channels_.find(std::make_tuple(static_cast<int>(op), stride, size, bytes));
-  return it == channels_.end() ? 0 : it->second.first;
+  return it == channels_.end() ? nullptr : &it->second;
+}
+
+int CommPricer::channels(CollOp op, int stride, int size, double bytes) const {
+  const auto* c = engine_choice(op, stride, size, bytes);
+  return c ? c->first : 0;
 }
 
 namespace {
@@ -96,13 +103,12 @@ int nvswitch_links(const Topology& t, int gpu) {
 }  // namespace
 
 int CommPricer::ctas(CollOp op, int stride, int size, double bytes) const {
-  const int ch = channels(op, stride, size, bytes);
-  if (ch <= 0) return ch;
+  const auto* c = engine_choice(op, stride, size, bytes);
+  if (!c || c->first <= 0) return 0;
+  const auto [ch, a] = *c;
   const Topology& t = router_->topology();
   const int gpu = devices_[0], sm = t.gpu_spec(gpu).sm_version;
   const bool one_server = in_one_server(stride, size);
-  const Algorithm a =
-      channels_.at(std::make_tuple(static_cast<int>(op), stride, size, bytes)).second;
   if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) return nccl_nvls_ctas(sm, !one_server);
   if (one_server) {
     const int nvlinks = nvswitch_links(t, gpu);

@@ -101,7 +101,7 @@ class CommPricer {
   // The channels the collective engine gave that collective (across servers, one per NIC the
   // group uses in a server: NCCL's graph channels).
   int channels(CollOp op, int stride, int size, double bytes) const;
-  // The CTAs, one SM each, NCCL runs it on (src/plan/comm_sms.hpp): NVLS channels for an NVLS
+  // The CTAs, one SM each, NCCL runs it on (src/plan/nccl_ctas.hpp): NVLS channels for an NVLS
   // algorithm, else its runtime ring channels across servers (nccl_ring_ctas) or inside one
   // server of NVSwitch-connected GPUs (nccl_intra_ring_ctas); else the engine's channels.
   int ctas(CollOp op, int stride, int size, double bytes) const;
@@ -118,6 +118,11 @@ class CommPricer {
  private:
   const Router* router_;
   CollectiveModel model_;
+  // The engine's (channels, algorithm) for that collective, priced on first use; nullptr when
+  // it costs nothing.
+  const std::pair<int, Algorithm>* engine_choice(CollOp op, int stride, int size,
+                                                 double bytes) const;
+
   std::vector<int> devices_;  // rank → device
   int gpus_;
   mutable std::map<std::tuple<int, int, int>, std::vector<std::vector<int>>> windows_;

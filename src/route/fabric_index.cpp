@@ -82,14 +82,15 @@ bool FabricIndex::check_uniform() const {
   }
   std::vector<const Link*> up_of_tier;
   for (const Switch& sw : switches_) {
+    if (sw.up.empty()) continue;
     if (static_cast<std::size_t>(sw.tier) >= up_of_tier.size()) up_of_tier.resize(sw.tier + 1);
+    const Link*& first = up_of_tier[static_cast<std::size_t>(sw.tier)];
+    const Switch& to0 = switches_[switch_of_[sw.up.front().device]];
     for (const Adjacent& a : sw.up) {
       const Link& l = t_.link(link_of(a.out));
-      const Link*& first = up_of_tier[static_cast<std::size_t>(sw.tier)];
       if (first && !alike(*first, l)) return false;
       first = &l;
       const Switch& to = switches_[switch_of_[a.device]];
-      const Switch& to0 = switches_[switch_of_[sw.up.front().device]];
       if (to.lo != to0.lo || to.hi != to0.hi) return false;
     }
   }

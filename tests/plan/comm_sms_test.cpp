@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include "plan/comm_sms.hpp"
+#include "plan/nccl_ctas.hpp"
 
 using namespace topoplan;
 
