@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "topoplan/topology.hpp"
+#include "topoplan/topology_io.hpp"
 
 namespace topoplan {
 
@@ -115,5 +116,10 @@ struct TopologySummary {
   double bisection_GBps = 0;      // bisection_GBps(); skipped (0) when `with_bisection` is false
 };
 TopologySummary summarize(const Router& router, bool with_bisection = true);
+// summarize(Router(make_cluster(server, o))) for o.nodes ≥ 2, the same figures to the bit, without
+// building the cluster: counts from cluster_shape(), the per-GPU figures on two servers, the
+// bisection's max-flow over the streamed links (issue 32: a 100,000-GPU `topo show` in the memory
+// of its switches and one flow graph).
+TopologySummary summarize_cluster(const Topology& server, const ClusterOptions& o);
 
 }  // namespace topoplan

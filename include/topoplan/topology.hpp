@@ -144,4 +144,7 @@ class Topology {
   std::unique_ptr<Impl> impl_;
 };
 
+// "8 x H100-SXM", or "4 x H100-SXM + 4 x H20": GPU models and their counts as text.
+std::string gpu_models_text(const std::vector<std::pair<std::string, int>>& models);
+
 }  // namespace topoplan

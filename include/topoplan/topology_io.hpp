@@ -36,6 +36,10 @@ Topology parse_topology_json(const std::string& text, const std::string& source)
 // Loads a built-in name or a file path (a file path always wins). A cluster file, or
 // options.nodes > 1, generates the cluster from its server. Throws InputError/UnknownNameError.
 Topology load_topology(const std::string& name_or_path, const ClusterOptions& options = {});
+// The server a cluster of `options.nodes` ≥ 2 copies would be made of, with every check and
+// located error load_topology(name_or_path, options) gives, but no cluster built: for callers
+// that describe the cluster instead (cluster_shape.hpp, summarize_cluster).
+Topology load_cluster_server(const std::string& name_or_path, const ClusterOptions& options);
 
 // Generates `options.nodes` copies of `server` joined by the fabric (InputError for
 // options.nodes < 1, the one check of the count). Device ids become

@@ -8,6 +8,7 @@
 #include "report/gpu_report.hpp"
 #include "report/topo_nic_report.hpp"
 #include "report/topo_report.hpp"
+#include "topoplan/cluster_shape.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/route.hpp"
@@ -20,9 +21,15 @@ namespace {
 constexpr int kFullMatrixGpus = 72;
 constexpr int kDefaultPathGpus = 16;
 
+// Past this many GPUs `topo show --json` of a generated cluster lists one server's devices and
+// links instead of every one (130 MB at 100,000 GPUs): 2,048 HGX servers, the largest size whose
+// topology JSON issue 32 keeps as it was. --device-list writes them all at any size.
+constexpr std::size_t kDeviceListGpus = 16384;
+
 struct TopoArgs {
   TopologyOptions topo;
   bool json = false;
+  bool device_list = false;
   int gpus = 0;
 };
 
@@ -39,10 +46,28 @@ int run_list(const TopoArgs& a) {
 }
 
 int run_show(const TopoArgs& a) {
+  if (a.topo.cluster.nodes > 1) {
+    // A generated cluster is summarised from its server and fabric shape (issue 32); it is
+    // built only when the JSON is to list every device.
+    const ClusterOptions o = cluster_options(a.topo);
+    const Topology server = load_cluster_server(a.topo);
+    const TopologySummary s = summarize_cluster(server, o);
+    const bool lists =
+        a.json && (a.device_list || static_cast<std::size_t>(s.gpus) <= kDeviceListGpus);
+    if (!lists) {
+      report::print_topo_show(
+          std::cout, report::show_source(cluster_shape(server, o), server, kDeviceListGpus), s,
+          a.json);
+      return 0;
+    }
+    const KeptToExit<Topology> t(std::make_unique<Topology>(load_topology(a.topo)));
+    report::print_topo_show(std::cout, report::show_source(*t), s, a.json);
+    return 0;
+  }
   // Kept to the end of the process (keep_until_exit.hpp).
   const KeptToExit<Topology> t(std::make_unique<Topology>(load_topology(a.topo)));
   const KeptToExit<Router> router(std::make_unique<Router>(*t));
-  report::print_topo_show(std::cout, *t, summarize(*router), a.json);
+  report::print_topo_show(std::cout, report::show_source(*t), summarize(*router), a.json);
   return 0;
 }
 
@@ -114,6 +139,8 @@ void add_topo_command(CLI::App& app, Action& action) {
   CLI::App* show = add_sub(*topo, "show", "summary: devices, bandwidth per GPU, bisection, fabric",
                            args, run_show, action);
   add_topology_options(*show, args->topo);
+  show->add_flag("--device-list", args->device_list,
+                 "with --json, list every device and link even past 16,384 GPUs");
   CLI::App* paths =
       add_sub(*topo, "paths", "GPU x GPU path class, GB/s and latency (like nvidia-smi topo -m)",
               args, run_paths, action);

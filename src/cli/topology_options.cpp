@@ -61,6 +61,17 @@ Topology load_mixed_topology(const TopologyOptions& o, const std::string& second
   return t;
 }
 
+Topology load_cluster_server(const TopologyOptions& o) {
+  const ClusterOptions c = cluster_options(o);
+  Topology server = topoplan::load_cluster_server(o.topology, c);
+  // Every server is a copy and the fabric reaches every NIC, so two servers show each problem
+  // the whole cluster would, under the same first device ids (n0/...).
+  ClusterOptions two = c;
+  two.nodes = 2;
+  require_valid(make_cluster(server, two), o.topology);
+  return server;
+}
+
 Topology load_topology(const TopologyOptions& o) {
   Topology t = topoplan::load_topology(o.topology, cluster_options(o));
   require_valid(t, o.topology);

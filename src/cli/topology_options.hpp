@@ -28,6 +28,9 @@ void add_topology_options(CLI::App& cmd, TopologyOptions& o,
 // Throws InputError (naming the file and the first problem's device or link) or
 // UnknownNameError.
 Topology load_topology(const TopologyOptions& o);
+// For --nodes ≥ 2: the server the cluster copies, with load_topology's checks and errors, the
+// cluster described (cluster_shape.hpp) rather than built.
+Topology load_cluster_server(const TopologyOptions& o);
 // `first_nodes` servers of o.topology and `second_nodes` of `second_server` on one fabric (the
 // cluster flags of `o`): a mixed cluster for `plan --disagg --decode-server`.
 Topology load_mixed_topology(const TopologyOptions& o, const std::string& second_server,

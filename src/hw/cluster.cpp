@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/name_table.hpp"
+#include "hw/fabric_builder.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/limits.hpp"
@@ -84,7 +85,7 @@ std::vector<TierShape> plan_tiers(int ports, int down, int min_tiers, const std:
 
 class FabricBuilder {
  public:
-  FabricBuilder(Topology& t, const LinkSpec& link, int down) : t_(t), link_(link), down_(down) {}
+  FabricBuilder(detail::FabricSink& sink, int down) : sink_(sink), down_(down) {}
 
   // Builds one plane over `nics` (device indices, in port order); returns its tier count.
   int build_plane(const std::vector<int>& nics, const std::string& prefix, int min_tiers) {
@@ -93,9 +94,9 @@ class FabricBuilder {
     const int per_leaf = tiers.size() == 1 ? kRadix : down_;
     // below[b][p]: device of switch position p in block b of the tier below.
     std::vector<std::vector<int>> below(tiers[0].blocks, std::vector<int>(1));
-    for (int b = 0; b < tiers[0].blocks; ++b) below[b][0] = add_switch(prefix, 1, b);
+    for (int b = 0; b < tiers[0].blocks; ++b) below[b][0] = sink_.add_switch(prefix, 1, b);
     for (std::size_t i = 0; i < nics.size(); ++i)
-      connect(nics[i], below[i / static_cast<std::size_t>(per_leaf)][0], 1);
+      sink_.connect(nics[i], below[i / static_cast<std::size_t>(per_leaf)][0], 1);
     int counter = 0;
     for (std::size_t t = 1; t < tiers.size(); ++t) {
       const TierShape& s = tiers[t];
@@ -104,13 +105,13 @@ class FabricBuilder {
       for (int b = 0; b < s.blocks; ++b) {
         above[b].resize(static_cast<std::size_t>(s.positions));
         for (int p = 0; p < s.positions; ++p)
-          above[b][p] = add_switch(prefix, static_cast<int>(t) + 1, counter++);
+          above[b][p] = sink_.add_switch(prefix, static_cast<int>(t) + 1, counter++);
         const int first = b * s.children;
         const int last = std::min(first + s.children, static_cast<int>(below.size()));
         for (int c = first; c < last; ++c)
           for (std::size_t g = 0; g < below[c].size(); ++g)
             for (int m = 0; m < s.group; ++m)
-              connect(below[c][g], above[b][g * s.group + m], s.bundle);
+              sink_.connect(below[c][g], above[b][g * s.group + m], s.bundle);
       }
       below = std::move(above);
     }
@@ -118,16 +119,24 @@ class FabricBuilder {
   }
 
  private:
-  int add_switch(const std::string& prefix, int tier, int index) {
+  detail::FabricSink& sink_;
+  int down_;
+};
+
+// make_cluster's sink: real switches and links in the topology.
+class TopologySink : public detail::FabricSink {
+ public:
+  TopologySink(Topology& t, const LinkSpec& link) : t_(t), link_(link) {}
+  int add_switch(const std::string& prefix, int tier, int index) override {
     Device d;
-    d.id = prefix + kTierName[tier] + std::to_string(index);
+    d.id = prefix + detail::tier_name(tier) + std::to_string(index);
     d.type = DeviceType::NetSwitch;
     d.model = "radix-64 " + link_.name + " switch";
     d.tier = tier;
     d.local_index = index;
     return t_.add_device(std::move(d));
   }
-  void connect(int a, int b, int count) {
+  void connect(int a, int b, int count) override {
     Link l;
     l.a = a;
     l.b = b;
@@ -140,10 +149,18 @@ class FabricBuilder {
     t_.add_link(std::move(l));
   }
 
+ private:
   Topology& t_;
   const LinkSpec& link_;
-  int down_;
 };
+
+}  // namespace
+
+namespace detail {
+
+const char* tier_name(int tier) {
+  return kTierName[tier];
+}
 
 const LinkSpec& fabric_link(const Topology& server, const std::vector<int>& nics,
                             const ClusterOptions& o) {
@@ -165,7 +182,7 @@ const LinkSpec& fabric_link(const Topology& server, const std::vector<int>& nics
   return spec;
 }
 
-void check_options(const Topology& server, const ClusterOptions& o) {
+void check_cluster_options(const Topology& server, const ClusterOptions& o) {
   if (o.nodes < 1)
     throw InputError("cluster", "nodes", "must be at least 1, got " + std::to_string(o.nodes));
   // Before any copy is reserved: --nodes 10000000 would otherwise end in std::bad_alloc.
@@ -190,6 +207,62 @@ void check_options(const Topology& server, const ClusterOptions& o) {
       throw InputError(server.name, "devices",
                        "a cluster's server must not contain network switches");
 }
+
+// Server-local NIC device indices of a server, by local index.
+std::vector<int> server_nics(const Topology& server) {
+  std::vector<int> nics;
+  for (int n : server.nics_of_node(0)) nics.push_back(n);
+  if (nics.empty())
+    throw InputError(server.name, "devices", "a cluster needs servers with at least one NIC");
+  return nics;
+}
+
+int build_fabric(FabricSink& sink, const std::vector<std::vector<int>>& server_nic,
+                 const ClusterOptions& o) {
+  const int down =
+      static_cast<int>(std::lround(kRadix * o.oversubscription / (1.0 + o.oversubscription)));
+  FabricBuilder builder(sink, std::min(down, kRadix - 1));
+  int tiers = 0;
+  std::vector<int> plane;
+  if (o.fabric == FabricKind::RailOptimized) {
+    std::size_t rails = 0;
+    for (const auto& n : server_nic) rails = std::max(rails, n.size());
+    for (std::size_t r = 0; r < rails; ++r) {
+      plane.clear();
+      for (const auto& n : server_nic)
+        if (r < n.size()) plane.push_back(n[r]);
+      tiers =
+          std::max(tiers, builder.build_plane(plane, "rail" + std::to_string(r) + "/", o.tiers));
+    }
+  } else {
+    for (const auto& n : server_nic) plane.insert(plane.end(), n.begin(), n.end());
+    tiers = builder.build_plane(plane, "", o.tiers);
+  }
+  return tiers;
+}
+
+ClusterNames cluster_names(const std::vector<ServerGroup>& groups, const ClusterOptions& o,
+                           const std::string& link, int tiers) {
+  const std::string kind(to_string(o.fabric));
+  ClusterNames out;
+  std::string counts;
+  int nodes = 0;
+  for (const ServerGroup& g : groups) {
+    out.name += (out.name.empty() ? "" : "+") + g.server->name + "-x" + std::to_string(g.nodes);
+    counts += (counts.empty() ? "" : " + ") + std::to_string(g.nodes) + " x " + g.server->name;
+    nodes += g.nodes;
+  }
+  out.description = counts + ", " + kind + " " + link + " fabric";
+  out.fabric =
+      FabricInfo{groups.front().server->name, nodes, {}, kind, link, tiers, o.oversubscription};
+  if (groups.size() > 1)
+    for (const ServerGroup& g : groups) out.fabric.groups.push_back({g.server->name, g.nodes});
+  return out;
+}
+
+}  // namespace detail
+
+namespace {
 
 // Appends `nodes` copies of `server` as servers first_node, first_node + 1, ...; returns the
 // device index of each copy's first device.
@@ -220,15 +293,6 @@ std::vector<int> copy_servers(const Topology& server, int first_node, int nodes,
   return bases;
 }
 
-// Server-local NIC device indices of a server, by local index.
-std::vector<int> server_nics(const Topology& server) {
-  std::vector<int> nics;
-  for (int n : server.nics_of_node(0)) nics.push_back(n);
-  if (nics.empty())
-    throw InputError(server.name, "devices", "a cluster needs servers with at least one NIC");
-  return nics;
-}
-
 }  // namespace
 
 std::string_view to_string(FabricKind k) {
@@ -240,7 +304,7 @@ FabricKind parse_fabric_kind(std::string_view text) {
 }
 
 Topology make_cluster(const Topology& server, const ClusterOptions& o) {
-  check_options(server, o);
+  detail::check_cluster_options(server, o);
   if (o.nodes == 1) return server;
   return make_mixed_cluster({{&server, o.nodes}}, o);
 }
@@ -253,18 +317,19 @@ Topology make_mixed_cluster(const std::vector<ServerGroup>& groups, const Cluste
   for (const ServerGroup& g : groups) {
     ClusterOptions one = o;
     one.nodes = g.nodes;
-    check_options(*g.server, one);
+    detail::check_cluster_options(*g.server, one);
     total += g.nodes;
-    nics.push_back(server_nics(*g.server));
+    nics.push_back(detail::server_nics(*g.server));
     devices += static_cast<std::size_t>(g.nodes) * g.server->device_count();
     links += static_cast<std::size_t>(g.nodes) * g.server->link_count();
     ports += static_cast<std::size_t>(g.nodes) * nics.back().size();
   }
   ClusterOptions all = o;
   all.nodes = static_cast<int>(std::min<long long>(total, limits::kMaxGpus));
-  if (groups.size() > 1) check_options(*groups.front().server, all);  // the whole cluster's size
+  if (groups.size() > 1)
+    detail::check_cluster_options(*groups.front().server, all);  // the whole cluster's size
   const Topology& first = *groups.front().server;
-  const LinkSpec& link = fabric_link(first, nics.front(), o);
+  const LinkSpec& link = detail::fabric_link(first, nics.front(), o);
   Topology t;
   t.set_catalog(first.shared_catalog());  // the servers' own hardware kinds, if any
   // Switches are at most ~1.5 per port for these shapes; links ~ server links + 3 per port.
@@ -279,36 +344,12 @@ Topology make_mixed_cluster(const std::vector<ServerGroup>& groups, const Cluste
     }
     node += groups[g].nodes;
   }
-  const int down =
-      static_cast<int>(std::lround(kRadix * o.oversubscription / (1.0 + o.oversubscription)));
-  FabricBuilder builder(t, link, std::min(down, kRadix - 1));
-  int tiers = 0;
-  std::vector<int> plane;
-  if (o.fabric == FabricKind::RailOptimized) {
-    std::size_t rails = 0;
-    for (const auto& n : server_nic) rails = std::max(rails, n.size());
-    for (std::size_t r = 0; r < rails; ++r) {
-      plane.clear();
-      for (const auto& n : server_nic)
-        if (r < n.size()) plane.push_back(n[r]);
-      tiers =
-          std::max(tiers, builder.build_plane(plane, "rail" + std::to_string(r) + "/", o.tiers));
-    }
-  } else {
-    for (const auto& n : server_nic) plane.insert(plane.end(), n.begin(), n.end());
-    tiers = builder.build_plane(plane, "", o.tiers);
-  }
-  const std::string kind(to_string(o.fabric));
-  std::string names, counts;
-  for (const ServerGroup& g : groups) {
-    names += (names.empty() ? "" : "+") + g.server->name + "-x" + std::to_string(g.nodes);
-    counts += (counts.empty() ? "" : " + ") + std::to_string(g.nodes) + " x " + g.server->name;
-  }
-  t.name = names;
-  t.description = counts + ", " + kind + " " + link.name + " fabric";
-  t.fabric = FabricInfo{first.name, node, {}, kind, link.name, tiers, o.oversubscription};
-  if (groups.size() > 1)
-    for (const ServerGroup& g : groups) t.fabric.groups.push_back({g.server->name, g.nodes});
+  TopologySink sink(t, link);
+  const int tiers = detail::build_fabric(sink, server_nic, o);
+  detail::ClusterNames names = detail::cluster_names(groups, o, link.name, tiers);
+  t.name = std::move(names.name);
+  t.description = std::move(names.description);
+  t.fabric = std::move(names.fabric);
   return t;
 }
 

@@ -173,11 +173,15 @@ std::vector<std::pair<std::string, int>> Topology::gpu_models() const {
   return out;
 }
 
-std::string Topology::gpu_models_text() const {
+std::string gpu_models_text(const std::vector<std::pair<std::string, int>>& models) {
   std::string out;
-  for (const auto& [model, count] : gpu_models())
+  for (const auto& [model, count] : models)
     out += (out.empty() ? "" : " + ") + std::to_string(count) + " x " + model;
   return out;
+}
+
+std::string Topology::gpu_models_text() const {
+  return topoplan::gpu_models_text(gpu_models());
 }
 
 const GpuSpec& Topology::uniform_gpu_spec(std::string_view what) const {

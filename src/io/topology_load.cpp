@@ -6,6 +6,7 @@
 
 #include "io/cluster_errors.hpp"
 #include "io/topology_document.hpp"
+#include "topoplan/cluster_shape.hpp"
 #include "topoplan/embedded.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/topology_io.hpp"
@@ -201,6 +202,20 @@ Topology load_topology(const std::string& name_or_path, const ClusterOptions& op
   } catch (const InputError& e) {
     throw detail::locate_cluster_error(e, loaded.source, false);
   }
+}
+
+Topology load_cluster_server(const std::string& name_or_path, const ClusterOptions& options) {
+  const LoadedText loaded = read_topology_text(name_or_path);
+  Topology t = parse_topology_json(loaded.text, loaded.source);
+  if (!t.fabric.kind.empty() || t.node_count() > 1) {
+    throw InputError(loaded.source, "", "is already a cluster; a node count applies to a server");
+  }
+  try {
+    cluster_shape(t, options);  // make_cluster's checks, without building the cluster
+  } catch (const InputError& e) {
+    throw detail::locate_cluster_error(e, loaded.source, false);
+  }
+  return t;
 }
 
 }  // namespace topoplan

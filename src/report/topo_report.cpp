@@ -61,7 +61,21 @@ void print_topo_list(std::ostream& os, const std::vector<TopoListEntry>& entries
   table.print(os);
 }
 
-void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary& s, bool json) {
+TopoShowSource show_source(const Topology& t) {
+  return {t.name, t.description, t.fabric, t.link_count(), t.gpu_models(), &t.catalog(),
+          &t,     nullptr,       0};
+}
+
+TopoShowSource show_source(const ClusterShape& shape, const Topology& server,
+                           std::size_t lists_limit_gpus) {
+  std::vector<std::pair<std::string, int>> models = server.gpu_models();
+  for (auto& [model, count] : models) count *= shape.nodes;
+  return {shape.name,        shape.description, shape.fabric, shape.links,     std::move(models),
+          &server.catalog(), nullptr,           &server,      lists_limit_gpus};
+}
+
+void print_topo_show(std::ostream& os, const TopoShowSource& t, const TopologySummary& s,
+                     bool json) {
   if (json) {
     print_topo_show_json(os, t, s);
     return;
@@ -69,13 +83,13 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
   os << t.name << ": " << text_prefix(t.description) << "\n\n";
   Table table({"", "value"}, {Align::Left, Align::Left});
   table.add_row({"servers", std::to_string(s.nodes)});
-  table.add_row({"GPUs", t.gpu_models_text()});
+  table.add_row({"GPUs", gpu_models_text(t.gpu_models)});
   table.add_row({"GPU memory total", format_bytes_binary(s.gpu_memory_bytes)});
   std::string devs;
   for (const auto& [type, n] : s.devices)
     devs += (devs.empty() ? "" : ", ") + std::to_string(n) + " " + type;
   table.add_row({"devices", devs});
-  table.add_row({"links", std::to_string(t.link_count())});
+  table.add_row({"links", std::to_string(t.links)});
   table.add_row({"NVLink domain", std::to_string(s.nvlink_domain) + " GPUs"});
   table.add_row({"NVLink per GPU", gbps(s.nvlink_GBps)});
   table.add_row({"PCIe per GPU", gbps(s.pcie_GBps)});
@@ -102,8 +116,8 @@ void print_topo_show(std::ostream& os, const Topology& t, const TopologySummary&
   }
   table.print(os, "  ");
   os << "All bandwidths are nominal GB/s per direction.\n";
-  for (const auto& [model, count] : t.gpu_models()) {
-    const std::string note = assumed_figures_note(t.catalog().gpu(model));
+  for (const auto& [model, count] : t.gpu_models) {
+    const std::string note = assumed_figures_note(t.catalog->gpu(model));
     if (!note.empty()) os << "Note: " << note << ".\n";
   }
 }

@@ -62,21 +62,34 @@ void write_links(JsonStream& w, const Topology& t) {
   w.end_array();
 }
 
+// A described cluster's lists: its server's devices and links, ids as in that server alone (in
+// the cluster they are "n<node>/" + id), and why the whole lists are not written.
+void write_server_lists(JsonStream& w, const TopoShowSource& t) {
+  w.key("device_list").null();
+  w.key("link_list").null();
+  w.field("lists_omitted", "past " + std::to_string(t.lists_limit_gpus) +
+                               " GPUs the device and link lists are one server's "
+                               "(server_device_list, server_link_list; in the cluster its ids "
+                               "are n<node>/<id>); --device-list writes every device and link");
+  write_devices(w.key("server_device_list"), *t.server);
+  write_links(w.key("server_link_list"), *t.server);
+}
+
 }  // namespace
 
-void print_topo_show_json(std::ostream& os, const Topology& t, const TopologySummary& s) {
+void print_topo_show_json(std::ostream& os, const TopoShowSource& t, const TopologySummary& s) {
   JsonStream w(os);
   w.begin_object().field("name", t.name).field("description", t.description);
   w.field("nodes", s.nodes).field("gpus", s.gpus).field("gpu_model", s.gpu_model);
   // Every GPU kind with its count ("gpu_model" stays the first GPU's, for existing scripts).
   w.key("gpu_models").begin_array();
-  for (const auto& [model, count] : t.gpu_models())
+  for (const auto& [model, count] : t.gpu_models)
     w.begin_object().field("model", model).field("count", count).end_object();
   w.end_array();
   // GPU figures that are not public (catalog "assumed"); absent when every figure is published.
   std::vector<std::string> notes;
-  for (const auto& [model, count] : t.gpu_models())
-    if (std::string n = assumed_figures_note(t.catalog().gpu(model)); !n.empty())
+  for (const auto& [model, count] : t.gpu_models)
+    if (std::string n = assumed_figures_note(t.catalog->gpu(model)); !n.empty())
       notes.push_back(std::move(n));
   if (!notes.empty()) {
     w.key("assumed_figures").begin_array();
@@ -87,7 +100,7 @@ void print_topo_show_json(std::ostream& os, const Topology& t, const TopologySum
   w.key("devices").begin_object();
   for (const auto& [type, n] : s.devices) w.field(type, n);
   w.end_object();
-  w.field("links", t.link_count()).field("nvlink_domain", s.nvlink_domain);
+  w.field("links", t.links).field("nvlink_domain", s.nvlink_domain);
   w.key("per_gpu")
       .begin_object()
       .field("nvlink_GBps", json_number(s.nvlink_GBps))
@@ -100,8 +113,12 @@ void print_topo_show_json(std::ostream& os, const Topology& t, const TopologySum
   for (int n : s.switches_per_tier) w.value(n);
   w.end_array();
   write_fabric(w.key("fabric"), t.fabric);
-  write_devices(w.key("device_list"), t);
-  write_links(w.key("link_list"), t);
+  if (t.all) {
+    write_devices(w.key("device_list"), *t.all);
+    write_links(w.key("link_list"), *t.all);
+  } else {
+    write_server_lists(w, t);
+  }
   w.end_object();
   w.flush();
   os << "\n";

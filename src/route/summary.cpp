@@ -3,6 +3,8 @@
 #include <array>
 #include <vector>
 
+#include "route/bisection.hpp"
+#include "topoplan/cluster_shape.hpp"
 #include "topoplan/route.hpp"
 
 namespace topoplan {
@@ -46,6 +48,14 @@ int nvlink_domain_size(const Topology& t, int first) {
   }
   return domain;
 }
+// With every GPU sending to the other half of the cluster, an oversubscribed fabric gives each at
+// most its share of the bisection (max-flow over the graph, so uplink ratios count).
+void set_bisection(TopologySummary& s, double bisection_GBps) {
+  s.bisection_GBps = bisection_GBps;
+  if (s.nodes > 1 && s.bisection_GBps > 0)
+    s.network_share_GBps = std::min(s.network_share_GBps, s.bisection_GBps / (s.gpus / 2.0));
+}
+
 }  // namespace
 
 TopologySummary summarize(const Router& router, bool with_bisection) {
@@ -85,11 +95,47 @@ TopologySummary summarize(const Router& router, bool with_bisection) {
   const std::size_t node_gpus = t.gpus_of_node(node).size();
   if (node_gpus > 0)
     s.network_share_GBps = std::min(s.network_GBps, ports / static_cast<double>(node_gpus));
-  if (with_bisection) s.bisection_GBps = bisection_GBps(router);
-  // With every GPU sending to the other half of the cluster, an oversubscribed fabric gives each
-  // at most its share of the bisection (max-flow over the graph, so uplink ratios count).
-  if (with_bisection && s.nodes > 1 && s.bisection_GBps > 0)
-    s.network_share_GBps = std::min(s.network_share_GBps, s.bisection_GBps / (s.gpus / 2.0));
+  if (with_bisection) set_bisection(s, bisection_GBps(router));
+  return s;
+}
+
+TopologySummary summarize_cluster(const Topology& server, const ClusterOptions& o) {
+  const ClusterShape shape = cluster_shape(server, o);  // checks o as make_cluster does
+  // The per-GPU figures are the first GPU's: its server and its NIC's port (one fabric link to a
+  // leaf) are the same in two servers as in any number of them.
+  ClusterOptions pair_options = o;
+  pair_options.nodes = 2;
+  const Topology pair = make_cluster(server, pair_options);
+  TopologySummary s = summarize(Router(pair), false);
+  const auto nodes = static_cast<std::size_t>(o.nodes);
+  std::array<std::size_t, kTypes.size()> count{};
+  for (std::size_t d = 0; d < server.device_count(); ++d)
+    count[static_cast<std::size_t>(server.device(static_cast<int>(d)).type)] += nodes;
+  for (int n : shape.switches_per_tier)
+    count[static_cast<std::size_t>(DeviceType::NetSwitch)] += static_cast<std::size_t>(n);
+  s.devices.clear();
+  for (std::size_t i = 0; i < kTypes.size(); ++i)
+    if (count[i] > 0)
+      s.devices.emplace_back(std::string(to_string(kTypes[i])), static_cast<int>(count[i]));
+  s.switches_per_tier = shape.switches_per_tier;
+  s.nodes = o.nodes;
+  s.gpus = static_cast<int>(server.gpus().size() * nodes);
+  // Summed GPU by GPU in rank order, as summarize() does, so the double is the same.
+  s.gpu_memory_bytes = 0;
+  std::vector<int> gpus;
+  gpus.reserve(static_cast<std::size_t>(s.gpus));
+  const int per_server = static_cast<int>(server.device_count());
+  for (int k = 0; k < o.nodes; ++k)
+    for (int g : server.gpus()) {
+      const GpuSpec* spec = server.catalog().find_gpu(server.device(g).model);
+      if (spec) s.gpu_memory_bytes += spec->memory_bytes;
+      gpus.push_back(k * per_server + g);
+    }
+  if (gpus.empty()) return s;
+  std::vector<route::FlowLink> links;
+  links.reserve(shape.links);
+  for_each_cluster_link(server, o, [&](int a, int b, double bw) { links.push_back({a, b, bw}); });
+  set_bisection(s, route::bisection_GBps(shape.devices, links, gpus));
   return s;
 }
 

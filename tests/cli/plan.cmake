@@ -284,3 +284,11 @@ topoplan_cli_test(plan_emit_vllm_ports
 topoplan_cli_test(plan_unfit_plans_have_null_times
                   ARGS plan --model deepseek-r1 --topology hgx-h100-8 --nodes 2 --json
                   EXPECT_STDOUT "\"fits\": false,[^\\[]*\"ttft_ms\": null,[^\\[]*\"tokens_per_s_per_user\": null,[^\\[]*\"breakdown\": null")
+# A strategy refused for its shape was never sized either (issue 32): its memory is null, not a
+# block of zeros; one refused for memory keeps the sizes that refused it.
+topoplan_cli_test(plan_shape_refused_plans_have_null_memory
+                  ARGS plan --model llama-3-8b --topology hgx-h100-8 --gpus 6 --json --quiet
+                  EXPECT_STDOUT "\"reason\": \"heads 32 not divisible by tp 3\",\n *\"meets_limits\": false,\n *\"memory_per_gpu_bytes\": null,\n *\"memory\": null,")
+topoplan_cli_test(plan_memory_refused_plans_keep_memory
+                  ARGS plan --model deepseek-r1 --topology hgx-h100-8 --nodes 2 --json
+                  EXPECT_STDOUT "\"fits\": false,\n *\"reason\": \"weights [^\"]*exceed[^\"]*\",\n *\"meets_limits\": false,\n *\"memory_per_gpu_bytes\": [0-9]")

@@ -124,3 +124,11 @@ topoplan_cli_test(topo_show_spectrum_x ARGS topo show b300-spectrum-x-16
 topoplan_cli_test(topo_validate_json_unloadable
                   ARGS topo validate ${PROJECT_SOURCE_DIR}/tests/bad_input/files/topo_unknown_device_type.json --json
                   EXIT 2 EXPECT_STDOUT "\"valid\": false,\n  \"diagnostics\": .\n    {\n      \"location\": \"/devices/0/type\",\n      \"message\": \"unknown device type 'gpuu'")
+# Issue 32: past 16,384 GPUs a generated cluster's JSON lists one server's devices and links
+# (the cluster is summarised, not built); --device-list writes all of them.
+topoplan_cli_test(topo_show_described_cluster_json
+                  ARGS topo show hgx-h100-8 --nodes 2049 --json
+                  GOLDEN topo_show_hgx-h100-8_x2049.json)
+topoplan_cli_test(topo_show_device_list_flag
+                  ARGS topo show hgx-h20-8 --nodes 2049 --json --device-list
+                  EXPECT_STDOUT "\"id\": *\"n2048/gpu7\"")

@@ -99,7 +99,7 @@ void check_topo_show_same(const Topology& t) {
   const Router router(t);
   const TopologySummary s = summarize(router);
   std::ostringstream streamed;
-  report::print_topo_show(streamed, t, s, true);
+  report::print_topo_show(streamed, report::show_source(t), s, true);
   const std::string expected = dumped(reference_topo_show(t, s)) + "\n";
   CHECK(streamed.str().size() == expected.size());
   CHECK(streamed.str() == expected);
