@@ -64,15 +64,20 @@ Topology load_mixed_topology(const TopologyOptions& o, const std::string& second
 Topology load_cluster_server(const TopologyOptions& o) {
   const ClusterOptions c = cluster_options(o);
   Topology server = topoplan::load_cluster_server(o.topology, c);
-  // Every server is a copy and the fabric reaches every NIC, so two servers show each problem
-  // the whole cluster would, under the same first device ids (n0/...).
+  // Every server is a copy of this one, with the same links, and the generated fabric is a tree
+  // of catalog links over every NIC: a problem anywhere in the cluster is a problem of server n0
+  // or of its fabric links, which two servers hold too. Valid there, valid everywhere; otherwise
+  // the whole cluster is checked so the message (first problem, count) is the one it gives.
   ClusterOptions two = c;
   two.nodes = 2;
-  require_valid(make_cluster(server, two), o.topology);
+  if (!make_cluster(server, two).validate().empty())
+    require_valid(make_cluster(server, c), o.topology);
   return server;
 }
 
 Topology load_topology(const TopologyOptions& o) {
+  // A generated cluster is checked on two servers (load_cluster_server), not 300,000 devices.
+  if (o.cluster.nodes > 1) return make_cluster(load_cluster_server(o), cluster_options(o));
   Topology t = topoplan::load_topology(o.topology, cluster_options(o));
   require_valid(t, o.topology);
   return t;

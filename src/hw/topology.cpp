@@ -39,9 +39,16 @@ Topology& Topology::operator=(const Topology& other) {
 
 int Topology::add_device(Device d) {
   if (d.id.empty()) throw InternalError("device with an empty id");
-  auto [it, inserted] = impl_->by_id.emplace(d.id, static_cast<int>(device_count()));
-  if (!inserted) throw InternalError("duplicate device id '" + d.id + "'");
-  const int index = it->second;
+  const int index = static_cast<int>(device_count());
+  {
+    IdIndex& ids = impl_->ids;
+    std::lock_guard<std::mutex> lock(ids.mutex);
+    if (ids.active) {
+      if (!ids.map.emplace(d.id, index).second)
+        throw InternalError("duplicate device id '" + d.id + "'");
+      ids.covered = static_cast<std::size_t>(index) + 1;
+    }
+  }
   const DeviceType type = d.type;
   const int node = d.node;
   boost::add_vertex(std::move(d), impl_->graph);
@@ -81,7 +88,6 @@ int Topology::add_link(Link l) {
 void Topology::reserve(std::size_t devices, std::size_t links) {
   impl_->graph.m_vertices.reserve(devices);
   impl_->adjacency.reserve(devices);
-  impl_->by_id.reserve(devices);
   impl_->links.reserve(links);
 }
 
@@ -107,8 +113,18 @@ const Link& Topology::link(int index) const {
 }
 
 std::optional<int> Topology::find(const std::string& id) const {
-  auto it = impl_->by_id.find(id);
-  if (it == impl_->by_id.end()) return std::nullopt;
+  IdIndex& ids = impl_->ids;
+  std::lock_guard<std::mutex> lock(ids.mutex);
+  ids.active = true;
+  const std::size_t n = device_count();
+  if (ids.covered < n) ids.map.reserve(n);
+  for (; ids.covered < n; ++ids.covered) {
+    const std::string& known = impl_->graph[ids.covered].id;
+    if (!ids.map.emplace(known, static_cast<int>(ids.covered)).second)
+      throw InternalError("duplicate device id '" + known + "'");
+  }
+  auto it = ids.map.find(id);
+  if (it == ids.map.end()) return std::nullopt;
   return it->second;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -24,11 +25,40 @@ inline bool rank_less(const Device& x, const Device& y) {
 }
 }  // namespace detail
 
+// Device id → index, built on the first Topology::find() and kept current by add_device from
+// then on (issue 32): a generated 100,000-GPU cluster is looked up by id rarely or never, and
+// hashing its 300,000 ids was a twelfth of `collective`. Ids of devices added before the index
+// existed are checked for duplicates when it is built. The mutex makes the lazy build safe for
+// const users on several threads; copies get a fresh mutex.
+struct IdIndex {
+  std::unordered_map<std::string, int> map;
+  std::size_t covered = 0;  // devices [0, covered) are in `map`
+  bool active = false;      // find() was called: add_device keeps `map` current
+  mutable std::mutex mutex;
+
+  IdIndex() = default;
+  IdIndex(const IdIndex& o) {
+    std::lock_guard<std::mutex> lock(o.mutex);
+    map = o.map;
+    covered = o.covered;
+    active = o.active;
+  }
+  IdIndex& operator=(const IdIndex& o) {
+    if (this == &o) return *this;
+    IdIndex copy(o);
+    std::lock_guard<std::mutex> lock(mutex);
+    map = std::move(copy.map);
+    covered = copy.covered;
+    active = copy.active;
+    return *this;
+  }
+};
+
 struct Topology::Impl {
   detail::Graph graph;
   std::vector<Link> links;
   std::vector<std::vector<Adjacent>> adjacency;
-  std::unordered_map<std::string, int> by_id;
+  mutable IdIndex ids;
   std::vector<int> gpus;                    // kept sorted node-major then local_index
   std::vector<std::vector<int>> node_gpus;  // per node, in insertion order
   std::vector<std::vector<int>> node_nics;

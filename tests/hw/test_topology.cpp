@@ -180,3 +180,23 @@ TEST_CASE("validate: GPU models must be known and NVLink cannot exceed the part'
   CHECK(has_message(diags, "gpu2", "unknown GPU model 'H2O'; did you mean 'H20'"));
   CHECK(diags.size() == 2);
 }
+
+// The id index is built on the first find() (issue 32: a generated cluster never needs it):
+// devices added before it are found and checked for duplicates then, devices added after it
+// are indexed (and checked) as they come; copies keep what they index.
+TEST_CASE("find: the lazy id index finds every device and refuses duplicate ids") {
+  Topology t = two_gpus();
+  CHECK(t.find("sw") == 2);
+  CHECK(t.find("gpu1") == 1);
+  CHECK_FALSE(t.find("gpu2").has_value());
+  t.add_device(dev("gpu2", DeviceType::Gpu, 0, 2, "H20"));
+  CHECK(t.find("gpu2") == 3);
+  CHECK_THROWS_AS(t.add_device(dev("gpu2", DeviceType::Gpu, 0, 3, "H20")), InternalError);
+  CHECK(t.device_count() == 4);  // the refused device was not added
+  const Topology copy = t;
+  CHECK(copy.find("gpu2") == 3);
+
+  Topology late = two_gpus();  // no find() yet: the duplicate is caught when the index is built
+  late.add_device(dev("gpu0", DeviceType::Gpu, 0, 2, "H20"));
+  CHECK_THROWS_AS(late.find("gpu0"), InternalError);
+}
