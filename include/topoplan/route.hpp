@@ -61,6 +61,8 @@ class Router {
   // (-1 for network switches).
   bool servers_alike() const;
   int server_slot(int device) const;
+  // The one NVSwitch among `device`'s neighbours; -1 when it has none or several (cached).
+  int sole_nvswitch(int device) const;
   // True when routes between servers are structural (a generated tree fabric: up to the lowest
   // common switch, ECMP hashed, then down), false when they come from a general path search.
   bool structured_fabric() const;

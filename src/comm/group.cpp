@@ -62,16 +62,6 @@ std::vector<std::pair<int, double>> nvswitches_of(const Topology& t, int gpu) {
   return out;
 }
 
-int sole_switch(const Topology& t, int gpu) {
-  int sw = -1;
-  for (const Adjacent& a : t.neighbours(gpu)) {
-    if (t.device(a.device).type != DeviceType::NvSwitch) continue;
-    if (sw >= 0 && sw != a.device) return -1;
-    sw = a.device;
-  }
-  return sw;
-}
-
 // Every ordered pair of `node` is one direct NVLink hop (a switchless mesh such as DGX-1's or an
 // xGMI-style full mesh).
 bool direct_nvlink_mesh(const Router& router, const std::vector<int>& node) {
@@ -123,7 +113,7 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
     // One NVSwitch under every GPU of the server: every pair is GPU → NVSwitch → GPU, NVL,
     // without looking at n² pairs (a 20,000-GPU NVLink domain).
     std::vector<int> sole(node.size());
-    for (std::size_t i = 0; i < node.size(); ++i) sole[i] = sole_switch(t, node[i]);
+    for (std::size_t i = 0; i < node.size(); ++i) sole[i] = router.sole_nvswitch(node[i]);
     const bool one_switch =
         node.size() > 1 && sole[0] >= 0 &&
         std::all_of(sole.begin(), sole.end(), [&](int s) { return s == sole[0]; });

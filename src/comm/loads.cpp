@@ -31,16 +31,17 @@ DirLink widest_link(const Topology& t, int src, int dst) {
 // Hops that need no search: a flow to a direct neighbour takes the widest link to it, and two
 // GPUs on the same (single) NVSwitch vertex go GPU → switch → GPU, which is NCCL's best path
 // class (NVL) with the fewest hops. Returns false when the Router must decide.
-bool direct_hops(const Topology& t, int src, int dst, std::vector<DirLink>& hops) {
+bool direct_hops(const Router& router, int src, int dst, std::vector<DirLink>& hops) {
+  const Topology& t = router.topology();
   hops.clear();
   if (const DirLink best = widest_link(t, src, dst); best >= 0) {
     hops.push_back(best);
     return true;
   }
   if (t.device(src).type != DeviceType::Gpu || t.device(dst).type != DeviceType::Gpu) return false;
-  const int sw = sole_switch(t, src);
-  if (sw < 0 || sole_switch(t, dst) != sw) return false;
-  // sole_switch() is a neighbour of both GPUs, so both links exist.
+  const int sw = router.sole_nvswitch(src);
+  if (sw < 0 || router.sole_nvswitch(dst) != sw) return false;
+  // sole_nvswitch() is a neighbour of both GPUs, so both links exist.
   hops.push_back(widest_link(t, src, sw));
   hops.push_back(widest_link(t, sw, dst));
   return true;
@@ -92,7 +93,7 @@ void merge_into(const std::vector<Flow>& flows, std::vector<Flow>& out) {
 const std::vector<DirLink>& flow_hops(const Router& router, int src, int dst, GroupLoad& g,
                                       std::vector<DirLink>& shortcut) {
   const Topology& t = router.topology();
-  if (direct_hops(t, src, dst, shortcut)) {
+  if (direct_hops(router, src, dst, shortcut)) {
     g.worst_class = std::max(g.worst_class, PathClass::NVL);
     return shortcut;
   }

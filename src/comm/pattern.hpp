@@ -58,7 +58,5 @@ void direct_flows(const GroupInfo& g, const TrafficMatrix& weights, std::vector<
 // Devices an NVSwitch-attached GPU talks to for in-switch reduction, with the share of its NVLink
 // bandwidth going to each (several physical switches split the traffic by link bandwidth).
 std::vector<std::pair<int, double>> nvswitches_of(const Topology& t, int gpu);
-// The only NVSwitch vertex next to `gpu`; -1 when it has none or several.
-int sole_switch(const Topology& t, int gpu);
 
 }  // namespace topoplan::comm

@@ -100,3 +100,17 @@ TEST_CASE("gb200-nvl72: one NVLink domain of 72 GPUs") {
   for (int b : t.gpus())
     if (b != first) CHECK(r.path(first, b).cls == PathClass::NVL);
 }
+
+// Router::sole_nvswitch: the one NVSwitch next to a device (the collective engine's direct
+// GPU -> switch -> GPU hop), -1 without one; cached, so asking twice gives the same answer.
+TEST_CASE("sole_nvswitch: HGX GPUs share one switch vertex, PCIe GPUs have none") {
+  const Topology hgx = load_topology("hgx-h100-8");
+  const Router r(hgx);
+  const int sw = r.sole_nvswitch(id(hgx, "gpu0"));
+  REQUIRE(sw >= 0);
+  CHECK(hgx.device(sw).type == DeviceType::NvSwitch);
+  CHECK(r.sole_nvswitch(id(hgx, "gpu7")) == sw);
+  CHECK(r.sole_nvswitch(id(hgx, "gpu0")) == sw);  // cached
+  const Topology pcie = load_topology("pcie-l40s-8");
+  CHECK(Router(pcie).sole_nvswitch(id(pcie, "gpu0")) == -1);
+}
