@@ -14,6 +14,7 @@ std::uint64_t mix_hash(std::uint64_t x) {  // splitmix64 finaliser: cheap, well 
 FabricIndex::FabricIndex(const Topology& t) : t_(t) {
   const int n = static_cast<int>(t.device_count());
   nic_up_.assign(n, -1);
+  nic_leaf_.assign(n, -1);
   switch_of_.assign(n, -1);
   int max_tier = 0;
   for (int d = 0; d < n; ++d) {
@@ -41,8 +42,10 @@ FabricIndex::FabricIndex(const Topology& t) : t_(t) {
       for (const Adjacent& a : t.neighbours(d)) {
         const int o = switch_of_[a.device];
         if (o < 0) {
-          if (tier == 1 && t.device(a.device).type == DeviceType::Nic && nic_up_[a.device] < 0)
+          if (tier == 1 && t.device(a.device).type == DeviceType::Nic && nic_up_[a.device] < 0) {
             nic_up_[a.device] = a.out ^ 1;
+            nic_leaf_[a.device] = sw.lo;
+          }
           continue;
         }
         const Switch& other = switches_[o];
@@ -99,7 +102,7 @@ bool FabricIndex::check_uniform() const {
 
 int FabricIndex::climb(int nic_src, int nic_dst) const {
   if (!usable_ || nic_up_[nic_src] < 0 || nic_up_[nic_dst] < 0) return -1;
-  const int target = switches_[switch_of_[t_.to_device(nic_up_[nic_dst])]].lo;
+  const int target = nic_leaf_[nic_dst];
   int cur = t_.to_device(nic_up_[nic_src]);
   int tiers = 1;
   while (!below(cur, target)) {
@@ -118,7 +121,7 @@ bool FabricIndex::below(int sw, int ordinal) const {
 
 int FabricIndex::plane(int nic) const {
   if (!usable_ || nic_up_[nic] < 0) return -1;
-  return leaf_plane_[switches_[switch_of_[t_.to_device(nic_up_[nic])]].lo];
+  return leaf_plane_[nic_leaf_[nic]];
 }
 
 double FabricIndex::nic_port_GBps(int nic) const {

@@ -48,6 +48,10 @@ class FabricIndex {
 
   bool usable_ = false, uniform_ = false;
   std::vector<DirLink> nic_up_;
+  // The leaf ordinal of each NIC's leaf (-1: not a NIC on the fabric): plane() and climb() read
+  // it per send/recv pair, and the walk NIC → link → leaf → switch record it replaces was a
+  // tenth of `plan` on 100,000 GPUs (issue 32).
+  std::vector<int> nic_leaf_;
   std::vector<int> switch_of_;  // device → index into switches_, -1 otherwise
   std::vector<Switch> switches_;
   std::vector<int> leaf_plane_;  // by leaf ordinal
