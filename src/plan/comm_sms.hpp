@@ -12,6 +12,16 @@ namespace topoplan {
 // GPU whose catalog entry has no SM count.
 inline constexpr double kDualPipeCommSms = 20, kH800Sms = 132;
 
+// SMs TE's userbuffers comm+GEMM overlap (Megatron --tp-comm-overlap) gives each overlap kernel
+// unless a recipe passes its own config: Transformer Engine's initialize_ub get_default_config
+// (transformer_engine/pytorch/module/base.py) sets num_sm = 1 for the ring_exchange method (the
+// all-gather before qkv/fc1 fprop and before proj/fc2 dgrad, moved by copy engines) and 16 for
+// "pipeline" (the reduce-scatter after proj/fc2 fprop, the GEMM launched on the SMs left) and
+// "bulk" (the gather of the input beside qkv/fc1 dgrad, the reduce-scatter of their dgrad beside
+// their wgrad). Megatron-Bridge's H100 / B200 presets (src/megatron/bridge/training/
+// comm_overlap.py) use 8 to 32 for these and ring_exchange for proj/fc2 fprop in every FP8 one.
+inline constexpr double kUbRingSms = 1, kUbPipelineSms = 16, kUbBulkSms = 16;
+
 // Extra compute time per unit of compute time that runs beside a communication kernel holding
 // `held` of the GPU's `sms` SMs (one per NCCL channel): the compute keeps sms − held SMs, so it
 // lasts sms / (sms − held) as long, held / (sms − held) more.

@@ -88,6 +88,9 @@ void accumulate(PassTime& p, const ComputeModel& cm, const std::vector<KernelCos
     n_b += backward_kernels(k);
     if (k.kind == KernelKind::Attention) p.attn_fwd += t;
     if (k.kind == KernelKind::Gemm || k.kind == KernelKind::GroupedGemm) p.gemm_fwd += t;
+    if (k.name == "qkv_proj" || k.name == "mlp_up_gate" || k.name == "mlp_up")
+      p.tp_col_gemm_fwd += t;
+    if (k.name == "o_proj" || k.name == "mlp_down") p.tp_row_gemm_fwd += t;
     if (is_cast(k)) p.fp8_cast += t;
     if (int mod = module_of(k); mod >= 0) p.module_fwd[mod] += t, p.module_flops[mod] += k.flops;
     if (in_moe_block(k)) p.module_fwd[6] += t, p.module_flops[6] += k.flops;

@@ -64,7 +64,10 @@ struct PassTime {
   double fwd = 0, bwd = 0;  // forward; backward (GEMMs 2×, attention 2.5×, the rest 2×)
   double attn_fwd = 0;      // the attention kernel's forward (selective recompute)
   double gemm_fwd = 0;      // GEMM forward time (what TP comm overlap can hide behind)
-  double fp8_cast = 0;      // forward activation casts to FP8 (part of fwd)
+  // Forward time of the tensor-parallel linears TE's userbuffers overlap: column-parallel
+  // (qkv_proj, the dense MLP's up/gate) and row-parallel (o_proj, the dense MLP's down).
+  double tp_col_gemm_fwd = 0, tp_row_gemm_fwd = 0;
+  double fp8_cast = 0;  // forward activation casts to FP8 (part of fwd)
   // Context parallelism (cp > 1): one ring step's attention kernel (the local T queries against
   // one K/V chunk: T²/2 query-key pairs, priced as a causal T-token prefill) and its output
   // correction kernel (docs/training.md, "CP").
@@ -74,6 +77,11 @@ struct PassTime {
   double module_fwd[7] = {};
   double module_flops[7] = {};  // and their FLOPs (hardware FLOPs of the recompute)
 };
+
+// Extra time of one layer's TP linears (t.tp_col_gemm_fwd, t.tp_row_gemm_fwd) while TE
+// userbuffers' overlap kernels hold SMs of a GPU with `sms` (train_step.cpp says which GEMM runs
+// beside which kernel); `fwd_passes` 2 under full recompute.
+double ub_sm_us(const PassTime& t, bool fp8, double sms, double fwd_passes);
 
 // Forward time a selective recompute of `modules` re-runs in one layer (µs): the modules'
 // kernels' GPU time (the backward's launch queue carries their launches).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plan/comm_sms.hpp"
 #include "plan/train_impl.hpp"
 
 namespace topoplan::train {
@@ -17,7 +18,8 @@ struct StageMb {
   double tp = 0, tp_hidden = 0, cp = 0, cp_hidden = 0, ep = 0, ep_hidden = 0;
   double layer_fwd = 0, layer_bwd = 0;  // one decoder layer (ZeRO-3 overlap window)
   double wgrad = 0;                     // weight-gradient GEMMs (half the GEMM backward)
-  double total() const { return fwd + bwd + rc + tp + cp + ep; }
+  double ub_sm = 0;  // GEMM slowdown beside TE userbuffers' overlap kernels (ub_sm_us)
+  double total() const { return fwd + bwd + rc + tp + cp + ep + ub_sm; }
 };
 
 double hidden_part(double comm, double window) {
@@ -25,6 +27,21 @@ double hidden_part(double comm, double window) {
 }
 
 }  // namespace
+
+// Extra time of one layer's TP linears while TE userbuffers' overlap kernels hold SMs
+// (kUb*Sms, comm_sms.hpp; held_sm_slowdown, measured): forward, the row-parallel GEMMs beside
+// the pipelined reduce-scatter (ring exchange in FP8, as every FP8 preset has it) and the
+// column-parallel ones beside the ring all-gather, `fwd_passes` times; backward (each GEMM's
+// dgrad and wgrad, half of kGemmBackward each), the column-parallel dgrad and wgrad beside the
+// bulk gather and reduce-scatter, the row-parallel dgrad beside the ring all-gather.
+double ub_sm_us(const PassTime& t, bool fp8, double sms, double fwd_passes) {
+  const double ring = held_sm_slowdown(kUbRingSms, sms);
+  const double row_f = held_sm_slowdown(fp8 ? kUbRingSms : kUbPipelineSms, sms);
+  const double bulk = held_sm_slowdown(kUbBulkSms, sms);
+  const double half_b = 0.5 * kGemmBackward;
+  return fwd_passes * (t.tp_row_gemm_fwd * row_f + t.tp_col_gemm_fwd * ring) +
+         half_b * (t.tp_col_gemm_fwd * 2 * bulk + t.tp_row_gemm_fwd * ring);
+}
 
 // Per-layer communication and compute of one micro-batch of one stage.
 static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageParams& p,
@@ -92,7 +109,11 @@ static StageMb stage_mb(const Evaluator& e, const TrainStrategy& s, const StageP
     // inside one NVLink domain: TE's comm+GEMM overlap is single-node tensor parallelism only
     // (NVIDIA/TransformerEngine issue #1071, maintainer's answer, 2024-08-02), so a TP group
     // across servers hides nothing.
-    if (e.req.tp_comm_overlap && s.sp && tp_overlap_ok) tp_hidden = hidden_part(tp, 3 * t.gemm_fwd);
+    if (e.req.tp_comm_overlap && s.sp && tp_overlap_ok) {
+      tp_hidden = hidden_part(tp, 3 * t.gemm_fwd);
+      if (e.gpu.sm_count > 0)
+        r.ub_sm += n * ub_sm_us(t, s.precision == TrainPrecision::FP8, e.gpu.sm_count, fwd_passes);
+    }
     r.tp += n * (tp - tp_hidden);
     r.tp_hidden += n * tp_hidden;
     if (s.cp > 1) {
@@ -166,6 +187,7 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   B.tp_us = m * crit.tp, B.tp_hidden_us = m * crit.tp_hidden;
   B.cp_us = m * crit.cp, B.cp_hidden_us = m * crit.cp_hidden;
   B.ep_us = m * crit.ep;
+  B.comm_sm_us = m * crit.ub_sm;
   B.bubble_us = pipeline_bubble_fraction(s.pp, s.vp, m) * m * crit.total();
   if (s.ep_overlap) {
     // Megatron-Core's combined 1F1B (--overlap-moe-expert-parallel-comm; its guide "Combined

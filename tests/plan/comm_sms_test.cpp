@@ -9,6 +9,7 @@
 
 #include "plan/comm_sms.hpp"
 #include "plan/nccl_ctas.hpp"
+#include "plan/train_impl.hpp"
 
 using namespace topoplan;
 
@@ -91,4 +92,22 @@ TEST_CASE("nccl_intra_ring_ctas and nccl_nvls_ctas: NVSwitch servers of each gen
   CHECK(nccl_nvls_ctas(90, true) == 16);
   CHECK(nccl_nvls_ctas(100, false) == 24);
   CHECK(nccl_nvls_ctas(100, true) == 32);
+}
+
+// TE userbuffers' SMs (kUb*Sms: TE's default 16 for pipeline and bulk, 1 for ring exchange) on an
+// H100 (132 SMs), a layer with 100 µs of column-parallel and 50 µs of row-parallel GEMM forward.
+// By hand: ring 1/131, pipeline and bulk 16/116; backward halves 2.19 (kGemmBackward) per dgrad
+// and wgrad. bf16: 50·16/116 + 100/131 + 1.095·(2·100·16/116 + 50/131) = 38.2847 µs.
+// FP8 (row-parallel fprop by ring exchange): 50/131 + 100/131 + the same backward = 31.7699 µs.
+TEST_CASE("ub_sm_us: the GEMMs beside TE userbuffers' overlap kernels, by hand") {
+  train::PassTime t;
+  t.tp_col_gemm_fwd = 100;
+  t.tp_row_gemm_fwd = 50;
+  CHECK(train::ub_sm_us(t, false, 132, 1) == doctest::Approx(38.2847).epsilon(1e-5));
+  CHECK(train::ub_sm_us(t, true, 132, 1) == doctest::Approx(31.7699).epsilon(1e-5));
+  // Full recompute runs the forward twice: the forward part once more (7.6599 µs in bf16).
+  CHECK(train::ub_sm_us(t, false, 132, 2) - train::ub_sm_us(t, false, 132, 1) ==
+        doctest::Approx(50.0 * 16 / 116 + 100.0 / 131));
+  // More SMs, less lost: a B200's 148.
+  CHECK(train::ub_sm_us(t, false, 148, 1) < train::ub_sm_us(t, false, 132, 1));
 }
