@@ -99,8 +99,10 @@ PreparedCollective CollectiveModel::prepare_pairs(CollOp op,
     const bool same = t.device(a).node == t.device(b).node;
     const int climb = by_climb && !same ? r.fabric_climb(a, b) : -1;
     std::pair<double, double> load;
-    if (climb > 0) {
-      auto [it, fresh] = by_class.try_emplace({sa, sb, climb});
+    // Inside one server the Router routes by the server's template (servers alike), so a lone
+    // flow's links are the template's, copied: its load is a function of the slots (class 0).
+    if (climb > 0 || same) {
+      auto [it, fresh] = by_class.try_emplace({sa, sb, same ? 0 : climb});
       if (fresh) it->second = impl_->pair_load(a, b);
       load = it->second;
     } else {

@@ -121,6 +121,9 @@ TEST_CASE("prepared send/recv pairs between servers: one route per (slots, climb
     for (std::size_t i = 0; i + 8 < g.size(); i += 5) pairs.emplace_back(g[i], g[i + 8]);
     for (std::size_t i = 0; i + 259 < g.size(); i += 11) pairs.emplace_back(g[i], g[i + 259]);
     pairs.emplace_back(g[0], g[1]);
+    // Inside servers, priced once per slot pair (servers alike): slots vary with the server.
+    for (std::size_t k = 0; k < 65; k += 3)
+      pairs.emplace_back(g[8 * k + k % 8], g[8 * k + (k + 3) % 8]);
     const PreparedCollective p = m.prepare_pairs(CollOp::SendRecv, pairs);
     for (double s : {100.0, 1e5, 1e8}) {
       CAPTURE(fabric);
@@ -134,5 +137,30 @@ TEST_CASE("prepared send/recv pairs between servers: one route per (slots, climb
       for (std::size_t i = 0; i < pairs.size(); ++i)
         CHECK(each[i].time_us == fresh.send_recv(pairs[i].first, pairs[i].second, s).time_us);
     }
+  }
+}
+
+// Inside PCIe servers (pcie-l40s-8: pairs under one switch, across CPUs over UPI) the classes
+// differ by slot pair; one price per slot pair must be each pair's own send_recv.
+TEST_CASE("prepared send/recv pairs inside PCIe servers: one price per slot pair, same prices") {
+  ClusterOptions o;
+  o.nodes = 9;
+  o.fabric = FabricKind::FatTree;
+  const Topology t = load_topology("pcie-l40s-8", o);
+  Router r(t);
+  CollectiveModel m(r);
+  const auto& g = t.gpus();
+  std::vector<std::pair<int, int>> pairs;
+  for (std::size_t k = 0; k < 9; ++k)
+    for (std::size_t j = 1; j < 8; j += 3)
+      pairs.emplace_back(g[8 * k + k % 8], g[8 * k + (k + j) % 8]);
+  const PreparedCollective p = m.prepare_pairs(CollOp::SendRecv, pairs);
+  for (double s : {100.0, 1e6}) {
+    CAPTURE(s);
+    CollectiveModel fresh(r);
+    const auto each = p.each(s);
+    REQUIRE(each.size() == pairs.size());
+    for (std::size_t i = 0; i < pairs.size(); ++i)
+      CHECK(each[i].time_us == fresh.send_recv(pairs[i].first, pairs[i].second, s).time_us);
   }
 }
