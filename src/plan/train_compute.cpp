@@ -170,6 +170,24 @@ double recompute_flops(const PassTime& p, unsigned modules) {
   return f;
 }
 
+// A GEMM input quantized for training is used rowwise by fprop and columnwise by wgrad, an
+// output gradient rowwise by dgrad and columnwise by wgrad (Transformer Engine, "Performance
+// Considerations: Handling transposes", docs/features/low_precision_training/): on Hopper and
+// Ada an FP8 columnwise usage is a physically transposed copy, and block-scaled formats
+// (MXFP8, 1×128 blocks) quantize it along the other dimension with scales of its own; only
+// per-tensor FP8 on Blackwell reads one copy both ways. TE writes both in the cast kernel (its
+// fused cast-transpose), so each such cast writes its quantized output twice; the gradient's
+// cast in the backward likewise (runs_once_backward: the same bytes).
+void add_columnwise_copies(std::vector<KernelCost>& ks, const GpuSpec& gpu) {
+  for (KernelCost& k : ks) {
+    if (!is_cast(k) || k.m <= 0 || k.n <= 0) continue;
+    const double read = k.m * k.n * 2;                       // the bf16 input, read once
+    const double written = k.bytes - read;                   // the quantized copy and its scales
+    const bool block_scaled = written > k.m * k.n * 1.0001;  // scales beside 1 B per element
+    if (gpu.sm_version < 100 || block_scaled) k.bytes += written;
+  }
+}
+
 // One step of ring attention (Transformer Engine's AttnFuncWithCPAndKVP2P, which Megatron-Core
 // runs for --context-parallel-size > 1): the local T queries against one peer's K/V chunk. With
 // the load-balanced split every step covers T²/2 query-key pairs (TE: the full local q against
@@ -253,6 +271,7 @@ PassTime Evaluator::pass(int what, const TrainStrategy& s) const {
     // Training keeps no KV cache: the serving engine's cache writes are not run.
     std::erase_if(
         ks, [](const KernelCost& k) { return k.name == "kv_store" || k.name == "mla_kv_store"; });
+    if (s.precision == TrainPrecision::FP8) add_columnwise_copies(ks, gpu);
     if (!req.flash_attention) ks.push_back(unfused_scores(m, s, req));
     accumulate(p, cm, ks);
     if (s.cp > 1) ring_step(p, m, t, s, local, sh);

@@ -78,6 +78,10 @@ struct PassTime {
   double module_flops[7] = {};  // and their FLOPs (hardware FLOPs of the recompute)
 };
 
+// FP8 training casts that must also write a columnwise copy (Hopper/Ada, or block-scaled
+// formats) get its bytes added (train_compute.cpp says why).
+void add_columnwise_copies(std::vector<KernelCost>& ks, const GpuSpec& gpu);
+
 // Extra time of one layer's TP linears (t.tp_col_gemm_fwd, t.tp_row_gemm_fwd) while TE
 // userbuffers' overlap kernels hold SMs of a GPU with `sms` (train_step.cpp says which GEMM runs
 // beside which kernel); `fwd_passes` 2 under full recompute.

@@ -566,3 +566,31 @@ TEST_CASE("train search: --ep-overlap enumerates no pp > 1 without vp, and refus
   q.dualpipe = true;
   CHECK_THROWS_AS(q.validate(m), FieldError);
 }
+
+// FP8 training casts write the columnwise copy too (TE "Handling transposes"): a per-tensor cast
+// of a 1,000 × 4,096 bf16 input reads 8.192 MB and writes 4.096 MB; on Hopper it writes another
+// 4.096 MB (16.384 MB in all), on Blackwell nothing more. A block-scaled (MXFP8: 1 B scale per 32
+// elements) cast writes 4.096 + 0.128 MB, and its columnwise copy the same again on either GPU.
+// Kernels that are not casts keep their bytes.
+TEST_CASE("add_columnwise_copies: FP8 training casts write both usages where the GPU needs two") {
+  auto cast = [](double scale_bytes) {
+    KernelCost k{.name = "mlp_in_quant", .kind = KernelKind::Elementwise};
+    k.m = 1000, k.n = 4096;
+    k.bytes = 1000 * 4096 * 3.0 + scale_bytes;
+    return k;
+  };
+  KernelCost gemm{.name = "mlp_up_gate", .kind = KernelKind::Gemm};
+  gemm.bytes = 1e6;
+  GpuSpec hopper, blackwell;
+  hopper.sm_version = 90;
+  blackwell.sm_version = 100;
+  std::vector<KernelCost> h{cast(0), gemm}, b{cast(0), gemm};
+  train::add_columnwise_copies(h, hopper);
+  train::add_columnwise_copies(b, blackwell);
+  CHECK(h[0].bytes == doctest::Approx(16.384e6));
+  CHECK(b[0].bytes == doctest::Approx(12.288e6));
+  CHECK(h[1].bytes == 1e6);
+  std::vector<KernelCost> mx{cast(128000)};
+  train::add_columnwise_copies(mx, blackwell);
+  CHECK(mx[0].bytes == doctest::Approx(8.192e6 + 2 * (4.096e6 + 0.128e6)));
+}
