@@ -59,7 +59,11 @@ void check_summary_equal(const TopologySummary& a, const TopologySummary& b) {
 }  // namespace
 
 TEST_CASE("cluster_shape counts and names what make_cluster builds") {
-  for (const auto& [name, o] : cases()) {
+  for (const auto& c : cases()) {
+    // Named copies, not structured bindings: doctest's CAPTURE is a lambda, and clang before 16
+    // refuses to capture a binding.
+    const char* name = std::get<0>(c);
+    const ClusterOptions o = std::get<1>(c);
     CAPTURE(name);
     CAPTURE(o.nodes);
     const Topology server = load_topology(name);
@@ -77,7 +81,11 @@ TEST_CASE("cluster_shape counts and names what make_cluster builds") {
 }
 
 TEST_CASE("for_each_cluster_link streams make_cluster's links in link order") {
-  for (const auto& [name, o] : cases()) {
+  for (const auto& c : cases()) {
+    // Named copies, not structured bindings: doctest's CAPTURE is a lambda, and clang before 16
+    // refuses to capture a binding.
+    const char* name = std::get<0>(c);
+    const ClusterOptions o = std::get<1>(c);
     CAPTURE(name);
     CAPTURE(o.nodes);
     const Topology server = load_topology(name);
@@ -97,7 +105,11 @@ TEST_CASE("for_each_cluster_link streams make_cluster's links in link order") {
 }
 
 TEST_CASE("summarize_cluster gives summarize()'s figures without building the cluster") {
-  for (const auto& [name, o] : cases()) {
+  for (const auto& c : cases()) {
+    // Named copies, not structured bindings: doctest's CAPTURE is a lambda, and clang before 16
+    // refuses to capture a binding.
+    const char* name = std::get<0>(c);
+    const ClusterOptions o = std::get<1>(c);
     CAPTURE(name);
     CAPTURE(o.nodes);
     const Topology server = load_topology(name);
