@@ -28,8 +28,9 @@ struct ClusterShape {
 ClusterShape cluster_shape(const Topology& server, const ClusterOptions& o);
 
 // Every link of make_cluster(server, o) in link-index order as (a, b, bw_GBps) with its device
-// indices, without building the cluster (o.nodes ≥ 2).
-void for_each_cluster_link(const Topology& server, const ClusterOptions& o,
-                           const std::function<void(int a, int b, double bw_GBps)>& visit);
+// indices, without building the cluster (o.nodes ≥ 2); returns cluster_shape(server, o) from the
+// same enumeration.
+ClusterShape for_each_cluster_link(const Topology& server, const ClusterOptions& o,
+                                   const std::function<void(int a, int b, double bw_GBps)>& visit);
 
 }  // namespace topoplan

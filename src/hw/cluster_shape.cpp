@@ -76,9 +76,9 @@ ClusterShape cluster_shape(const Topology& server, const ClusterOptions& o) {
   return enumerate(server, o, nullptr);
 }
 
-void for_each_cluster_link(const Topology& server, const ClusterOptions& o,
-                           const std::function<void(int a, int b, double bw_GBps)>& visit) {
-  enumerate(server, o, &visit);
+ClusterShape for_each_cluster_link(const Topology& server, const ClusterOptions& o,
+                                   const std::function<void(int a, int b, double bw_GBps)>& visit) {
+  return enumerate(server, o, &visit);
 }
 
 }  // namespace topoplan

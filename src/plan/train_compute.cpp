@@ -181,9 +181,11 @@ double recompute_flops(const PassTime& p, unsigned modules) {
 void add_columnwise_copies(std::vector<KernelCost>& ks, const GpuSpec& gpu) {
   for (KernelCost& k : ks) {
     if (!is_cast(k) || k.m <= 0 || k.n <= 0) continue;
-    const double read = k.m * k.n * 2;                       // the bf16 input, read once
-    const double written = k.bytes - read;                   // the quantized copy and its scales
-    const bool block_scaled = written > k.m * k.n * 1.0001;  // scales beside 1 B per element
+    // add_quant's bytes: the bf16 input read once, the 1-B FP8 copy written, and any scales.
+    // Whole-number doubles well below 2^53, so the subtraction and comparison are exact.
+    const double read = k.m * k.n * element_bytes(Dtype::BF16);
+    const double written = k.bytes - read;
+    const bool block_scaled = written > k.m * k.n * element_bytes(Dtype::FP8);
     if (gpu.sm_version < 100 || block_scaled) k.bytes += written;
   }
 }

@@ -59,12 +59,17 @@ struct Router::Impl {
     return it->second;
   }
 
+  // A per-device cache's entry for `device`, the cache sized on first use; -2 = not looked at.
+  int& cache_entry(std::vector<int>& cache, int device) const {
+    if (cache.empty()) cache.assign(topo.device_count(), -2);
+    return cache[static_cast<std::size_t>(device)];
+  }
+
   // The directed link from `gpu` to its NVSwitch when that one link is all its NVLink (HGX,
-  // NVL72), else -1. Cached per device: -2 = not looked at yet.
+  // NVL72), else -1. Cached per device.
   mutable std::vector<DirLink> switch_link;
   DirLink sole_switch_link(int gpu) const {
-    if (switch_link.empty()) switch_link.assign(topo.device_count(), -2);
-    DirLink& cached = switch_link[static_cast<std::size_t>(gpu)];
+    DirLink& cached = cache_entry(switch_link, gpu);
     if (cached != -2) return cached;
     cached = -1;
     if (topo.device(gpu).type != DeviceType::Gpu) return cached;
@@ -83,8 +88,7 @@ struct Router::Impl {
   // GPUs, and scanning neighbours' device records was an eighth of that (issue 32).
   mutable std::vector<int> nvswitch_of;
   int sole_nvswitch(int device) const {
-    if (nvswitch_of.empty()) nvswitch_of.assign(topo.device_count(), -2);
-    int& cached = nvswitch_of[static_cast<std::size_t>(device)];
+    int& cached = cache_entry(nvswitch_of, device);
     if (cached != -2) return cached;
     int sw = -1;
     for (const Adjacent& a : topo.neighbours(device)) {
@@ -155,8 +159,7 @@ struct Router::Impl {
   // in a 100,000-GPU plan search, and the template lookup behind it was a twentieth of that.
   mutable std::vector<int> nic_of;
   int nic_of_gpu(int gpu) const {
-    if (nic_of.empty()) nic_of.assign(topo.device_count(), -2);
-    int& cached = nic_of[static_cast<std::size_t>(gpu)];
+    int& cached = cache_entry(nic_of, gpu);
     if (cached != -2) return cached;
     const int g = servers.group(gpu);
     if (g < 0) return cached = -1;

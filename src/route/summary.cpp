@@ -100,7 +100,11 @@ TopologySummary summarize(const Router& router, bool with_bisection) {
 }
 
 TopologySummary summarize_cluster(const Topology& server, const ClusterOptions& o) {
-  const ClusterShape shape = cluster_shape(server, o);  // checks o as make_cluster does
+  // One enumeration gives the links for the bisection and the counts (cluster_shape's checks).
+  std::vector<route::FlowLink> links;
+  const ClusterShape shape = for_each_cluster_link(server, o, [&](int a, int b, double bw) {
+    links.push_back({a, b, bw});
+  });
   // The per-GPU figures are the first GPU's: its server and its NIC's port (one fabric link to a
   // leaf) are the same in two servers as in any number of them.
   ClusterOptions pair_options = o;
@@ -120,21 +124,23 @@ TopologySummary summarize_cluster(const Topology& server, const ClusterOptions& 
   s.switches_per_tier = shape.switches_per_tier;
   s.nodes = o.nodes;
   s.gpus = static_cast<int>(server.gpus().size() * nodes);
-  // Summed GPU by GPU in rank order, as summarize() does, so the double is the same.
+  // Each server GPU's catalog memory looked up once; summed GPU by GPU in rank order, as
+  // summarize() does, so the double is the same.
+  std::vector<double> memory;
+  for (int g : server.gpus()) {
+    const GpuSpec* spec = server.catalog().find_gpu(server.device(g).model);
+    memory.push_back(spec ? spec->memory_bytes : 0.0);
+  }
   s.gpu_memory_bytes = 0;
   std::vector<int> gpus;
   gpus.reserve(static_cast<std::size_t>(s.gpus));
   const int per_server = static_cast<int>(server.device_count());
   for (int k = 0; k < o.nodes; ++k)
-    for (int g : server.gpus()) {
-      const GpuSpec* spec = server.catalog().find_gpu(server.device(g).model);
-      if (spec) s.gpu_memory_bytes += spec->memory_bytes;
-      gpus.push_back(k * per_server + g);
+    for (std::size_t i = 0; i < server.gpus().size(); ++i) {
+      s.gpu_memory_bytes += memory[i];
+      gpus.push_back(k * per_server + server.gpus()[i]);
     }
   if (gpus.empty()) return s;
-  std::vector<route::FlowLink> links;
-  links.reserve(shape.links);
-  for_each_cluster_link(server, o, [&](int a, int b, double bw) { links.push_back({a, b, bw}); });
   set_bisection(s, route::bisection_GBps(shape.devices, links, gpus));
   return s;
 }

@@ -41,6 +41,19 @@ std::vector<std::tuple<const char*, ClusterOptions>> cases() {
   };
 }
 
+// Runs `check(server, options)` for every case, naming the case in any failure. Named copies
+// in CAPTURE, not structured bindings: clang before 16 refuses to capture a binding.
+template <class Check>
+void for_each_case(Check check) {
+  for (const auto& c : cases()) {
+    const char* name = std::get<0>(c);
+    const int nodes = std::get<1>(c).nodes;
+    CAPTURE(name);
+    CAPTURE(nodes);
+    check(load_topology(name), std::get<1>(c));
+  }
+}
+
 void check_summary_equal(const TopologySummary& a, const TopologySummary& b) {
   CHECK(a.devices == b.devices);
   CHECK(a.switches_per_tier == b.switches_per_tier);
@@ -59,14 +72,7 @@ void check_summary_equal(const TopologySummary& a, const TopologySummary& b) {
 }  // namespace
 
 TEST_CASE("cluster_shape counts and names what make_cluster builds") {
-  for (const auto& c : cases()) {
-    // Named copies, not structured bindings: doctest's CAPTURE is a lambda, and clang before 16
-    // refuses to capture a binding.
-    const char* name = std::get<0>(c);
-    const ClusterOptions o = std::get<1>(c);
-    CAPTURE(name);
-    CAPTURE(o.nodes);
-    const Topology server = load_topology(name);
+  for_each_case([](const Topology& server, const ClusterOptions& o) {
     const Topology built = make_cluster(server, o);
     const ClusterShape shape = cluster_shape(server, o);
     CHECK(shape.devices == built.device_count());
@@ -77,18 +83,11 @@ TEST_CASE("cluster_shape counts and names what make_cluster builds") {
     CHECK(shape.fabric.tiers == built.fabric.tiers);
     CHECK(shape.fabric.nodes == built.fabric.nodes);
     CHECK(shape.switches_per_tier == summarize(Router(built), false).switches_per_tier);
-  }
+  });
 }
 
 TEST_CASE("for_each_cluster_link streams make_cluster's links in link order") {
-  for (const auto& c : cases()) {
-    // Named copies, not structured bindings: doctest's CAPTURE is a lambda, and clang before 16
-    // refuses to capture a binding.
-    const char* name = std::get<0>(c);
-    const ClusterOptions o = std::get<1>(c);
-    CAPTURE(name);
-    CAPTURE(o.nodes);
-    const Topology server = load_topology(name);
+  for_each_case([](const Topology& server, const ClusterOptions& o) {
     const Topology built = make_cluster(server, o);
     std::size_t i = 0;
     bool same = true;
@@ -101,20 +100,13 @@ TEST_CASE("for_each_cluster_link streams make_cluster's links in link order") {
     });
     CHECK(i == built.link_count());
     CHECK(same);
-  }
+  });
 }
 
 TEST_CASE("summarize_cluster gives summarize()'s figures without building the cluster") {
-  for (const auto& c : cases()) {
-    // Named copies, not structured bindings: doctest's CAPTURE is a lambda, and clang before 16
-    // refuses to capture a binding.
-    const char* name = std::get<0>(c);
-    const ClusterOptions o = std::get<1>(c);
-    CAPTURE(name);
-    CAPTURE(o.nodes);
-    const Topology server = load_topology(name);
+  for_each_case([](const Topology& server, const ClusterOptions& o) {
     check_summary_equal(summarize_cluster(server, o), summarize(Router(make_cluster(server, o))));
-  }
+  });
   // The 2:1 case is the one where the bisection caps the share (route_cluster_test): it must
   // be below the NIC rate here too, so the comparison covers that branch.
   const TopologySummary over =
