@@ -52,15 +52,17 @@ struct RankCoords {
 RankCoords rank_coords(const Strategy& s, PlacementOrder order, int rank);
 std::vector<std::string> placement_order_names();
 
+// Integers first, then the strings, so the record packs (96 bytes, not 112): a plan holds one
+// per GPU for each of its top plans.
 struct RankPlacement {
   int rank = 0;
-  int device = -1;        // device index in the Topology
-  std::string device_id;  // "gpu3", "n1/gpu3"
+  int device = -1;  // device index in the Topology
   int node = 0;
-  int local_gpu = 0;   // Device::local_index
-  int nic = -1;        // Router::nic_of_gpu (device index), -1 when the server has none
-  std::string nic_id;  // "" when none
+  int local_gpu = 0;  // Device::local_index
+  int nic = -1;       // Router::nic_of_gpu (device index), -1 when the server has none
   int tp_rank = 0, pp_rank = 0, dp_rank = 0;
+  std::string device_id;  // "gpu3", "n1/gpu3"
+  std::string nic_id;     // "" when none
 };
 
 struct Placement {
@@ -118,6 +120,9 @@ class Placer {
   // The groups of place(strategy, order), not cached (canonical orders build no Placement;
   // Optimized copies them from the cached one). Same exceptions as place().
   PlacementGroups groups(const Strategy& strategy, PlacementOrder order) const;
+  // place(strategy, order) moved out of the cache (a later place() builds it again): what a
+  // caller keeps after the search, without a second copy of every rank.
+  Placement take(const Strategy& strategy, PlacementOrder order) const;
   const Router& router() const;
 
  private:

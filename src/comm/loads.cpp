@@ -48,22 +48,24 @@ bool direct_hops(const Router& router, int src, int dst, std::vector<DirLink>& h
 }
 
 // Flows with the same endpoints merged (rings and trees repeat most intra-server pairs across
-// channels), so each distinct pair is routed once, in (src, dst) order. Written into `out` (a
-// reused buffer). Large sets (1.8 million flows for an all-reduce over 100,000 GPUs) are
-// bucketed by source first, a counting sort over device indices, so only each source's few
-// destinations are compared; a comparison sort of the whole set was an eighth of `collective`
-// there (issue 32).
-void merge_into(const std::vector<Flow>& flows, std::vector<Flow>& out) {
+// channels), so each distinct pair is routed once, in (src, dst) order. Equal pairs are summed
+// in ascending weight, an order that does not depend on how the generator listed them. Large
+// sets (1.6 million flows for an all-reduce over 100,000 GPUs) are bucketed by source first, a
+// counting sort over device indices, so only each source's few destinations are compared: a
+// comparison sort was an eighth of `collective` there (issue 32). The bucketed copy replaces the
+// set, so no second copy outlives the call (an in-place American flag sort measured twice as
+// slow: its swaps are a chain of dependent cache misses).
+void merge(std::vector<Flow>& flows) {
   const auto by_pair = [](const Flow& a, const Flow& b) {
-    return a.src != b.src ? a.src < b.src : a.dst < b.dst;
+    if (a.src != b.src) return a.src < b.src;
+    return a.dst != b.dst ? a.dst < b.dst : a.weight < b.weight;
   };
   // Bucketing clears one counter per device index up to the largest source, so small sets (a
   // TP group's few dozen flows with sources near 300,000) sort directly. The bound is a
   // choice, not a measurement: either way gives the same order.
   constexpr std::size_t kBucketFrom = 4096;
   if (flows.size() < kBucketFrom) {
-    out.assign(flows.begin(), flows.end());
-    std::sort(out.begin(), out.end(), by_pair);
+    std::sort(flows.begin(), flows.end(), by_pair);
   } else {
     thread_local std::vector<std::size_t> start;
     int hi = 0;
@@ -71,21 +73,23 @@ void merge_into(const std::vector<Flow>& flows, std::vector<Flow>& out) {
     start.assign(static_cast<std::size_t>(hi) + 2, 0);
     for (const Flow& f : flows) ++start[static_cast<std::size_t>(f.src) + 1];
     for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-    out.resize(flows.size());
-    for (const Flow& f : flows) out[start[static_cast<std::size_t>(f.src)]++] = f;
+    std::vector<Flow> bucketed(flows.size());
+    for (const Flow& f : flows) bucketed[start[static_cast<std::size_t>(f.src)]++] = f;
+    flows.swap(bucketed);
+    std::vector<Flow>().swap(bucketed);
     // start[s] is now the end of source s's bucket, start[s - 1] its beginning.
     for (std::size_t s = 0, begin = 0; s + 1 < start.size(); begin = start[s++])
-      std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin),
-                out.begin() + static_cast<std::ptrdiff_t>(start[s]), by_pair);
+      std::sort(flows.begin() + static_cast<std::ptrdiff_t>(begin),
+                flows.begin() + static_cast<std::ptrdiff_t>(start[s]), by_pair);
   }
   std::size_t k = 0;
-  for (std::size_t i = 0; i < out.size(); ++i) {
-    if (k > 0 && out[k - 1].src == out[i].src && out[k - 1].dst == out[i].dst)
-      out[k - 1].weight += out[i].weight;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (k > 0 && flows[k - 1].src == flows[i].src && flows[k - 1].dst == flows[i].dst)
+      flows[k - 1].weight += flows[i].weight;
     else
-      out[k++] = out[i];
+      flows[k++] = flows[i];
   }
-  out.resize(k);
+  flows.resize(k);
 }
 
 // The hops of flow src → dst (a direct hop, one NVSwitch, or the Router's path), folded into
@@ -121,19 +125,17 @@ void fold_link(const Topology& t, DirLink d, double load, GroupLoad& g) {
 }
 }  // namespace
 
-std::vector<GroupLoad> evaluate_loads(const Router& router,
-                                      const std::vector<std::vector<Flow>>& flows) {
+std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vector<Flow>> flows) {
   const Topology& t = router.topology();
   // Dense per-DirLink accumulators, reused between calls on the same thread; `used` lists the
   // entries to clear, so a call costs O(flows × hops), not O(links). `used` holds every group's
-  // links back to back (group g's from used_end[g - 1]); it and the merge and shortcut buffers
-  // are reused too: a call per pipeline pair or TP group otherwise allocated each of them.
+  // links back to back (group g's from used_end[g - 1]); it and the shortcut buffer are reused
+  // too: a call per pipeline pair or TP group otherwise allocated each of them.
   thread_local std::vector<double> load;
   thread_local std::vector<int> stamp;
   thread_local int generation = 0;
   thread_local std::vector<DirLink> used, shortcut;
   thread_local std::vector<std::size_t> used_end;
-  thread_local std::vector<Flow> merged;
   const std::size_t dirlinks = 2 * t.link_count();
   if (load.size() < dirlinks) load.resize(dirlinks, 0.0), stamp.resize(dirlinks, 0);
   used.clear();
@@ -141,8 +143,8 @@ std::vector<GroupLoad> evaluate_loads(const Router& router,
   std::vector<GroupLoad> out(flows.size());
   for (std::size_t g = 0; g < flows.size(); ++g) {
     ++generation;
-    merge_into(flows[g], merged);
-    for (const Flow& f : merged) {
+    merge(flows[g]);
+    for (const Flow& f : flows[g]) {
       for (DirLink d : flow_hops(router, f.src, f.dst, out[g], shortcut)) {
         const auto i = static_cast<std::size_t>(d);
         if (stamp[i] != generation) {
@@ -159,6 +161,12 @@ std::vector<GroupLoad> evaluate_loads(const Router& router,
       fold_link(t, used[i], load[static_cast<std::size_t>(used[i])], out[g]);
   for (DirLink d : used) load[static_cast<std::size_t>(d)] = 0;
   return out;
+}
+
+GroupLoad evaluate_group(const Router& router, std::vector<Flow> flows) {
+  std::vector<std::vector<Flow>> one(1);
+  one.front() = std::move(flows);
+  return evaluate_loads(router, std::move(one)).front();
 }
 
 GroupLoad evaluate_flow(const Router& router, int src, int dst) {

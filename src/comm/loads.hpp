@@ -20,8 +20,11 @@ struct GroupLoad {
 double achieved_GBps(const Topology& t, DirLink d);
 
 // Evaluates groups that run at the same time: their flows load the same links.
-std::vector<GroupLoad> evaluate_loads(const Router& router,
-                                      const std::vector<std::vector<Flow>>& flows);
+// Takes the flows by value: each group's are merged in place (pass them with std::move).
+std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vector<Flow>> flows);
+
+// evaluate_loads over one group alone.
+GroupLoad evaluate_group(const Router& router, std::vector<Flow> flows);
 
 // evaluate_loads(router, {{Flow{src, dst, 1.0}}}).front(): one flow alone, without allocating.
 GroupLoad evaluate_flow(const Router& router, int src, int dst);

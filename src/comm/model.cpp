@@ -141,9 +141,10 @@ const std::vector<GroupLoad>& CollectiveModel::Impl::loads(Pattern& p, Algorithm
   }
   std::vector<std::vector<Flow>> flows;
   for (const GroupInfo& g : p.groups) flows.push_back(flows_for(router, a, op, g, root, tuning));
-  if (!p.independent) return p.loads.emplace(a, comm::evaluate_loads(router, flows)).first->second;
+  if (!p.independent)
+    return p.loads.emplace(a, comm::evaluate_loads(router, std::move(flows))).first->second;
   std::vector<GroupLoad> each;
-  for (auto& f : flows) each.push_back(comm::evaluate_loads(router, {std::move(f)}).front());
+  for (auto& f : flows) each.push_back(comm::evaluate_group(router, std::move(f)));
   return p.loads.emplace(a, std::move(each)).first->second;
 }
 
@@ -164,9 +165,9 @@ std::vector<GroupLoad> CollectiveModel::Impl::direct_loads(
     const Pattern& p, const std::vector<TrafficMatrix>& w) const {
   std::vector<std::vector<Flow>> flows(p.groups.size());
   for (std::size_t i = 0; i < p.groups.size(); ++i) comm::direct_flows(p.groups[i], w[i], flows[i]);
-  if (!p.independent) return comm::evaluate_loads(router, flows);
+  if (!p.independent) return comm::evaluate_loads(router, std::move(flows));
   std::vector<GroupLoad> each;
-  for (auto& f : flows) each.push_back(comm::evaluate_loads(router, {std::move(f)}).front());
+  for (auto& f : flows) each.push_back(comm::evaluate_group(router, std::move(f)));
   return each;
 }
 

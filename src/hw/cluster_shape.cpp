@@ -72,6 +72,19 @@ ClusterShape enumerate(const Topology& server, const ClusterOptions& o,
 
 }  // namespace
 
+namespace detail {
+FabricCount count_fabric(const std::vector<std::vector<int>>& server_nic, const ClusterOptions& o) {
+  // Switch device indices only name links here; LinkSpec is only read by a visitor (none).
+  const LinkSpec unused{};
+  CountingSink sink(0, unused, nullptr);
+  detail::build_fabric(sink, server_nic, o);
+  FabricCount c;
+  for (int n : sink.per_tier) c.switches += static_cast<std::size_t>(n);
+  c.links = sink.links;
+  return c;
+}
+}  // namespace detail
+
 ClusterShape cluster_shape(const Topology& server, const ClusterOptions& o) {
   return enumerate(server, o, nullptr);
 }

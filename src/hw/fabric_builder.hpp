@@ -32,6 +32,12 @@ const LinkSpec& fabric_link(const Topology& server, const std::vector<int>& nics
 // plane by plane as o.fabric says; returns the tier count.
 int build_fabric(FabricSink& sink, const std::vector<std::vector<int>>& server_nic,
                  const ClusterOptions& o);
+// Switches and links build_fabric would add for these servers, without adding them (make_cluster
+// reserves exactly this much).
+struct FabricCount {
+  std::size_t switches = 0, links = 0;
+};
+FabricCount count_fabric(const std::vector<std::vector<int>>& server_nic, const ClusterOptions& o);
 // A generated cluster's name ("hgx-h100-8-x4"), description and fabric record.
 struct ClusterNames {
   std::string name, description;

@@ -1,5 +1,6 @@
-// Topology: Boost.Graph adjacency_list behind a pimpl, plus caches that routing and the collective
-// models hit in their inner loops (per-vertex adjacency vectors, GPU rank order, id hash map).
+// Topology: devices and links behind a pimpl, plus caches that routing and the collective models
+// hit in their inner loops (per-vertex adjacency vectors, GPU rank order, id hash map). Graph
+// algorithms run on a Boost.Graph built from them where needed (topology_validate.cpp).
 #include "topoplan/topology.hpp"
 
 #include <algorithm>
@@ -16,9 +17,6 @@ std::string_view to_string(DeviceType type) {
 std::string_view to_string(LinkKind kind) {
   return name_of(detail::kLinkKindNames, kind, "unknown");
 }
-
-using detail::EdgeProps;
-using detail::Graph;
 
 Topology::Topology() : impl_(std::make_unique<Impl>()) {}
 Topology::~Topology() = default;
@@ -51,7 +49,7 @@ int Topology::add_device(Device d) {
   }
   const DeviceType type = d.type;
   const int node = d.node;
-  boost::add_vertex(std::move(d), impl_->graph);
+  impl_->devices.push_back(std::move(d));
   impl_->adjacency.emplace_back();
   impl_->max_node = std::max(impl_->max_node, node);
   if (type == DeviceType::Gpu) {
@@ -72,13 +70,8 @@ int Topology::add_link(Link l) {
   const int index = static_cast<int>(impl_->links.size());
   // Every device of a server or fabric has two links or more: starting the per-device lists at
   // two skips the one-element allocation (a million of them on a 100,000-GPU cluster).
-  for (const int end : {l.a, l.b}) {
-    auto& out_edges = impl_->graph.m_vertices[static_cast<std::size_t>(end)].m_out_edges;
-    if (out_edges.capacity() == 0) out_edges.reserve(2);
+  for (const int end : {l.a, l.b})
     if (impl_->adjacency[end].capacity() == 0) impl_->adjacency[end].reserve(2);
-  }
-  boost::add_edge(static_cast<std::size_t>(l.a), static_cast<std::size_t>(l.b), EdgeProps{index},
-                  impl_->graph);
   impl_->adjacency[l.a].push_back({2 * index, l.b});
   if (l.a != l.b) impl_->adjacency[l.b].push_back({2 * index + 1, l.a});
   impl_->links.push_back(std::move(l));
@@ -86,13 +79,13 @@ int Topology::add_link(Link l) {
 }
 
 void Topology::reserve(std::size_t devices, std::size_t links) {
-  impl_->graph.m_vertices.reserve(devices);
+  impl_->devices.reserve(devices);
   impl_->adjacency.reserve(devices);
   impl_->links.reserve(links);
 }
 
 std::size_t Topology::device_count() const {
-  return boost::num_vertices(impl_->graph);
+  return impl_->devices.size();
 }
 std::size_t Topology::link_count() const {
   return impl_->links.size();
@@ -102,7 +95,7 @@ const Device& Topology::device(int index) const {
   if (index < 0 || static_cast<std::size_t>(index) >= device_count()) {
     throw InternalError("device index " + std::to_string(index) + " out of range");
   }
-  return impl_->graph[static_cast<std::size_t>(index)];
+  return impl_->devices[static_cast<std::size_t>(index)];
 }
 
 const Link& Topology::link(int index) const {
@@ -119,7 +112,7 @@ std::optional<int> Topology::find(const std::string& id) const {
   const std::size_t n = device_count();
   if (ids.covered < n) ids.map.reserve(n);
   for (; ids.covered < n; ++ids.covered) {
-    const std::string& known = impl_->graph[ids.covered].id;
+    const std::string& known = impl_->devices[ids.covered].id;
     if (!ids.map.emplace(known, static_cast<int>(ids.covered)).second)
       throw InternalError("duplicate device id '" + known + "'");
   }

@@ -1,6 +1,7 @@
 // Topology::validate(): every structural problem at once, so a user fixing a hand-written file
 // sees the whole list instead of one error per run.
 #include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 #include <cmath>
 #include <compare>
@@ -87,11 +88,15 @@ void check_devices(const Topology& t, std::vector<Diagnostic>& out) {
   }
 }
 
-// GPUs that cannot reach the first GPU, by connected components of the Boost graph.
-void check_gpu_connectivity(const Topology& t, const detail::Graph& g,
-                            std::vector<Diagnostic>& out) {
+// GPUs that cannot reach the first GPU, by connected components of the device graph.
+void check_gpu_connectivity(const Topology& t, std::vector<Diagnostic>& out) {
   const auto& gpus = t.gpus();
   if (gpus.size() < 2) return;
+  boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> g(t.device_count());
+  for (std::size_t i = 0; i < t.link_count(); ++i) {
+    const Link& l = t.link(static_cast<int>(i));
+    boost::add_edge(static_cast<std::size_t>(l.a), static_cast<std::size_t>(l.b), g);
+  }
   std::vector<int> component(boost::num_vertices(g));
   boost::connected_components(g, component.data());
   const int first = gpus.front();
@@ -158,7 +163,7 @@ std::vector<Diagnostic> Topology::validate() const {
   std::vector<Diagnostic> out;
   check_links(*this, out);
   check_devices(*this, out);
-  check_gpu_connectivity(*this, impl_->graph, out);
+  check_gpu_connectivity(*this, out);
   check_gpu_to_nic(*this, out);
   check_gpu_specs(*this, out);
   return out;

@@ -255,6 +255,13 @@ const Placement& Placer::place(const Strategy& s, PlacementOrder order) const {
   return *impl_->cache.emplace(key, std::move(p)).first->second;
 }
 
+Placement Placer::take(const Strategy& s, PlacementOrder order) const {
+  place(s, order);
+  const Impl::Key key{s.tp, s.pp, s.dp, s.ep, s.attention_dp, static_cast<int>(order)};
+  auto node = impl_->cache.extract(key);
+  return std::move(*node.mapped());
+}
+
 PlacementGroups Placer::groups(const Strategy& s, PlacementOrder order) const {
   if (order == PlacementOrder::Optimized) {
     const Placement& p = place(s, order);

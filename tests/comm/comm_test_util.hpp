@@ -16,9 +16,9 @@ inline Topology nvswitch_server(int n, const std::string& model, double bw_GBps,
                                 double latency_us = 0.3) {
   Topology t;
   t.name = "test-nvswitch";
-  const int sw = t.add_device({"nvswitch", DeviceType::NvSwitch, "test", 0, 0, 0});
+  const int sw = t.add_device({"nvswitch", "test", DeviceType::NvSwitch, 0, 0, 0});
   for (int i = 0; i < n; ++i) {
-    const int g = t.add_device({"gpu" + std::to_string(i), DeviceType::Gpu, model, 0, i, 0});
+    const int g = t.add_device({"gpu" + std::to_string(i), model, DeviceType::Gpu, 0, i, 0});
     Link l;
     l.a = g, l.b = sw, l.kind = LinkKind::NVLink, l.type = "nvlink4", l.count = 18;
     l.bw_GBps = bw_GBps, l.efficiency = efficiency, l.latency_us = latency_us;
@@ -33,7 +33,7 @@ inline Topology mesh_server(int n, const std::string& model, double bw_GBps) {
   Topology t;
   t.name = "test-mesh";
   for (int i = 0; i < n; ++i)
-    t.add_device({"gpu" + std::to_string(i), DeviceType::Gpu, model, 0, i, 0});
+    t.add_device({"gpu" + std::to_string(i), model, DeviceType::Gpu, 0, i, 0});
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j) {
       Link l;

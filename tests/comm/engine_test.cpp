@@ -2,6 +2,9 @@
 // contention between concurrent groups, PCIe-only servers.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
+#include "comm/loads.hpp"
 #include "comm_test_util.hpp"
 #include "topoplan/error.hpp"
 
@@ -294,5 +297,35 @@ TEST_CASE("xGMI and HCCS meshes (issue 30): the ring is spread over all 7 links 
     CollectiveModel m(r);
     const CollectiveCost ar = m.cost(CollOp::AllReduce, t.gpus(), s, force(Algorithm::Ring));
     CHECK(ar.busbw_GBps == doctest::Approx(busbw).epsilon(0.003));
+  }
+}
+
+TEST_CASE("repeated pairs are summed the same whatever order the flows come in (issue 32)") {
+  // gpu0 → gpu1 repeated with three weights, gpu2 → gpu3 once; in one order and reversed, with
+  // few flows (sorted directly) and many (bucketed by source). Every gpu0 → gpu1 byte crosses
+  // gpu0's switch link, so that link's load is the sum of the pair's weights, and the group's
+  // time per byte is that sum over 100 GB/s (efficiency 1).
+  const Topology t = nvswitch_server(4, "H100-SXM", 100, 1.0);
+  const Router r(t);
+  const std::vector<int>& g = t.gpus();
+  const double weights[] = {0.1, 0.7, 1e-9};
+  for (const int repeats : {3, 6000}) {
+    CAPTURE(repeats);
+    std::vector<comm::Flow> flows;
+    double sum = 0;
+    for (int i = 0; i < repeats; ++i) {
+      const double w = weights[i % 3];
+      flows.push_back({g[0], g[1], w});
+      sum += w;
+    }
+    flows.push_back({g[2], g[3], 0.5});
+    std::vector<comm::Flow> reversed(flows.rbegin(), flows.rend());
+    const comm::GroupLoad a = comm::evaluate_group(r, flows);
+    const comm::GroupLoad b = comm::evaluate_group(r, std::move(reversed));
+    CHECK(a.us_per_byte == b.us_per_byte);  // bit-exact: one summation order
+    CHECK(a.weight == b.weight);
+    CHECK(a.bottleneck == b.bottleneck);
+    CHECK(a.weight == doctest::Approx(sum));
+    CHECK(a.us_per_byte == doctest::Approx(sum / (100 * 1e3)));
   }
 }

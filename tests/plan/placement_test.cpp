@@ -49,6 +49,23 @@ TEST_CASE("rank 5 of tp=pp=dp=2 decomposes per order (5 = 0b101)") {
   CHECK(c.device_id == "gpu5");
 }
 
+TEST_CASE("Placer::take moves the cached placement out and a later place() builds it again") {
+  const Topology t = load_topology("hgx-h20-8");
+  const Router r(t);
+  const Placer placer(r);
+  const Strategy s = strat(4, 1, 2);
+  const Placement first = placer.place(s, PlacementOrder::DpPpTp);  // a copy
+  const Placement taken = placer.take(s, PlacementOrder::DpPpTp);
+  CHECK(taken.ranks.size() == 8);
+  CHECK(taken.devices() == first.devices());
+  CHECK(taken.tp_groups == first.tp_groups);
+  CHECK(taken.dp_groups == first.dp_groups);
+  CHECK(taken.ranks[5].device_id == first.ranks[5].device_id);
+  const Placement& again = placer.place(s, PlacementOrder::DpPpTp);
+  CHECK(again.devices() == first.devices());
+  CHECK(again.ranks.size() == 8);
+}
+
 TEST_CASE("hgx-h20-8 tp=8: one NVLink TP group, no PP/DP traffic") {
   const Topology t = load_topology("hgx-h20-8");
   const Router r(t);

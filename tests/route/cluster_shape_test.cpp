@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "hw/fabric_builder.hpp"
 #include "topoplan/cluster_shape.hpp"
 #include "topoplan/error.hpp"
 #include "topoplan/route.hpp"
@@ -123,4 +124,21 @@ TEST_CASE("a described cluster is refused as make_cluster refuses it") {
   CHECK_THROWS_AS(cluster_shape(server, options(2100, FabricKind::RailOptimized, 1.0, 1)),
                   InputError);
   CHECK_THROWS_AS(cluster_shape(server, options(1, FabricKind::RailOptimized)), InputError);
+}
+
+TEST_CASE("count_fabric counts the switches and links make_cluster adds to the servers") {
+  // make_cluster reserves exactly this much (issue 32), so it must be the built fabric's size.
+  for_each_case([](const Topology& server, const ClusterOptions& o) {
+    const Topology built = make_cluster(server, o);
+    const std::vector<int> nics = detail::server_nics(server);
+    std::vector<std::vector<int>> server_nic(static_cast<std::size_t>(o.nodes));
+    for (int k = 0; k < o.nodes; ++k)
+      for (int n : nics)
+        server_nic[static_cast<std::size_t>(k)].push_back(
+            k * static_cast<int>(server.device_count()) + n);
+    const detail::FabricCount c = detail::count_fabric(server_nic, o);
+    const auto nodes = static_cast<std::size_t>(o.nodes);
+    CHECK(c.switches == built.device_count() - nodes * server.device_count());
+    CHECK(c.links == built.link_count() - nodes * server.link_count());
+  });
 }
