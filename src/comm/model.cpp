@@ -99,27 +99,35 @@ std::vector<int> CollectiveModel::Impl::key(CollOp op, int root,
   return k;
 }
 
-CollectiveModel::Impl::Pattern CollectiveModel::Impl::make_pattern(
+std::shared_ptr<comm::GroupAnalysis> CollectiveModel::Impl::analyse(
     const std::vector<std::vector<int>>& groups) const {
-  Pattern p;
+  auto [it, fresh] = analyses.try_emplace(key(CollOp::AllReduce, 0, groups, 0));
+  if (fresh) it->second = make_analysis(groups);
+  return it->second;
+}
+
+std::shared_ptr<comm::GroupAnalysis> CollectiveModel::Impl::make_analysis(
+    const std::vector<std::vector<int>>& groups) const {
+  auto a = std::make_shared<comm::GroupAnalysis>();
   std::vector<
       std::tuple<int, int, int, int, int, bool, int, int, PathClass, PathClass, bool, int, bool>>
       shapes;
   for (const auto& g : groups) {
-    p.groups.push_back(comm::analyse_group(router, g, servers_alike()));
-    const GroupInfo& x = p.groups.back();
+    a->groups.push_back(comm::analyse_group(router, g, servers_alike()));
+    const GroupInfo& x = a->groups.back();
     shapes.emplace_back(x.n, x.nodes, x.min_ppn, x.ppn, x.min_sm, x.same_sm, x.arch, x.scale,
                         x.intra_class, x.net_class, x.nvswitch, x.channels, x.amd_cpu);
   }
-  p.info_reps = comm::first_of_each(shapes, &p.info_class);
-  return p;
+  a->info_reps = comm::first_of_each(shapes, &a->info_class);
+  return a;
 }
 
 std::shared_ptr<CollectiveModel::Impl::Pattern> CollectiveModel::Impl::cached_ptr(
     CollOp op, int root, const std::vector<std::vector<int>>& groups, int tag) const {
   auto [it, fresh] = cache.try_emplace(key(op, root, groups, tag));
   if (fresh) {
-    it->second = std::make_shared<Pattern>(make_pattern(groups));
+    it->second = std::make_shared<Pattern>();
+    it->second->shared = analyse(groups);
     it->second->independent = tag == 1;
   }
   return it->second;
@@ -134,17 +142,29 @@ const std::vector<GroupLoad>& CollectiveModel::Impl::loads(Pattern& p, Algorithm
                                                            int root, bool fast) const {
   auto it = p.loads.find(a);
   if (it != p.loads.end()) return it->second;
-  if (fast && p.groups.size() == 1) {
-    const GroupInfo& g = p.groups.front();
+  if (fast && p.shared->groups.size() == 1) {
+    const GroupInfo& g = p.shared->groups.front();
     if (auto l = comm::closed_form_load(router, g, a, op, tuning.nvls_efficiency[g.arch]))
       return p.loads.emplace(a, std::vector<GroupLoad>{*l}).first->second;
   }
+  // All-gather and reduce-scatter rings send (n - 1)/n per ring edge alike: one load for both.
+  const bool same_ring =
+      a == Algorithm::Ring && (op == CollOp::AllGather || op == CollOp::ReduceScatter);
+  const auto shared_key =
+      std::make_tuple(a, same_ring ? -1 : static_cast<int>(op), root, p.independent);
+  auto& known = p.shared->loads;
+  if (auto k = known.find(shared_key); k != known.end())
+    return p.loads.emplace(a, k->second).first->second;
   std::vector<std::vector<Flow>> flows;
-  for (const GroupInfo& g : p.groups) flows.push_back(flows_for(router, a, op, g, root, tuning));
-  if (!p.independent)
-    return p.loads.emplace(a, comm::evaluate_loads(router, std::move(flows))).first->second;
+  for (const GroupInfo& g : p.shared->groups)
+    flows.push_back(flows_for(router, a, op, g, root, tuning));
   std::vector<GroupLoad> each;
-  for (auto& f : flows) each.push_back(comm::evaluate_group(router, std::move(f)));
+  if (!p.independent) {
+    each = comm::evaluate_loads(router, std::move(flows));
+  } else {
+    for (auto& f : flows) each.push_back(comm::evaluate_group(router, std::move(f)));
+  }
+  known.emplace(shared_key, each);
   return p.loads.emplace(a, std::move(each)).first->second;
 }
 
@@ -154,8 +174,8 @@ const std::vector<int>& CollectiveModel::Impl::reps(Pattern& p, Algorithm a, Col
   if (it != p.reps.end()) return it->second;
   const std::vector<GroupLoad>& l = loads(p, a, op, root, fast);
   std::vector<std::tuple<int, double, double, double, double>> keys;
-  for (std::size_t g = 0; g < p.groups.size(); ++g)
-    keys.emplace_back(p.info_class[g], l[g].us_per_byte, l[g].inter_latency_us,
+  for (std::size_t g = 0; g < p.shared->groups.size(); ++g)
+    keys.emplace_back(p.shared->info_class[g], l[g].us_per_byte, l[g].inter_latency_us,
                       p.size_factor.empty() ? 1.0 : p.size_factor[g],
                       p.peer_factor.empty() ? 1.0 : p.peer_factor[g]);
   return p.reps.emplace(a, comm::first_of_each(keys)).first->second;
@@ -163,8 +183,9 @@ const std::vector<int>& CollectiveModel::Impl::reps(Pattern& p, Algorithm a, Col
 
 std::vector<GroupLoad> CollectiveModel::Impl::direct_loads(
     const Pattern& p, const std::vector<TrafficMatrix>& w) const {
-  std::vector<std::vector<Flow>> flows(p.groups.size());
-  for (std::size_t i = 0; i < p.groups.size(); ++i) comm::direct_flows(p.groups[i], w[i], flows[i]);
+  std::vector<std::vector<Flow>> flows(p.shared->groups.size());
+  for (std::size_t i = 0; i < p.shared->groups.size(); ++i)
+    comm::direct_flows(p.shared->groups[i], w[i], flows[i]);
   if (!p.independent) return comm::evaluate_loads(router, std::move(flows));
   std::vector<GroupLoad> each;
   for (auto& f : flows) each.push_back(comm::evaluate_group(router, std::move(f)));
@@ -195,9 +216,10 @@ CollectiveCost CollectiveModel::Impl::p2p_of(const Pattern& p, int g, CollOp op,
   const auto i = static_cast<std::size_t>(g);
   const GroupLoad& l = p.loads.at(Algorithm::Direct)[i];
   if (!p.size_factor.empty())
-    return p2p(p.groups[i], l, op, size * p.size_factor[i], size * p.peer_factor[i], o);
-  const double peer = op == CollOp::SendRecv ? size : size / static_cast<double>(p.groups[i].n);
-  return p2p(p.groups[i], l, op, size, peer, o);
+    return p2p(p.shared->groups[i], l, op, size * p.size_factor[i], size * p.peer_factor[i], o);
+  const double peer =
+      op == CollOp::SendRecv ? size : size / static_cast<double>(p.shared->groups[i].n);
+  return p2p(p.shared->groups[i], l, op, size, peer, o);
 }
 
 CollectiveCost CollectiveModel::Impl::one(const GroupInfo& g, const GroupLoad& l, CollOp op,
@@ -239,8 +261,8 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
       continue;
     }
     std::string why;
-    for (int g : p.info_reps)
-      if (why.empty()) why = comm::algorithm_unavailable(a, op, p.groups[g], o, tuning);
+    for (int g : p.shared->info_reps)
+      if (why.empty()) why = comm::algorithm_unavailable(a, op, p.shared->groups[g], o, tuning);
     if (!why.empty()) {
       why_not = why;
       continue;
@@ -248,7 +270,8 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
     for (Protocol pr : kProtos) {
       if (o.protocol != Protocol::Auto && pr != o.protocol) continue;
       bool ok = true;
-      for (int g : p.info_reps) ok = ok && comm::protocol_enabled(a, pr, p.groups[g]);
+      for (int g : p.shared->info_reps)
+        ok = ok && comm::protocol_enabled(a, pr, p.shared->groups[g]);
       if (!ok) {
         why_not = std::string(to_string(pr)) + " is not enabled for " + std::string(to_string(a)) +
                   " on this group (NCCL's rules)";
@@ -259,7 +282,7 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
       // reps are in group order, so the first maximum is the first slowest group overall.
       Choice c{a, pr, -1, {}};
       for (int g : reps(p, a, op, o.root, fast)) {
-        CollectiveCost x = one(p.groups[g], l[g], op, a, pr, size);
+        CollectiveCost x = one(p.shared->groups[g], l[g], op, a, pr, size);
         if (c.slowest < 0 || x.time_us > c.slowest_cost.time_us) c.slowest = g, c.slowest_cost = x;
       }
       const double worst = std::max(0.0, c.slowest_cost.time_us);
@@ -278,14 +301,14 @@ std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, 
   const Choice c = choose(p, op, size, o, fast);
   const auto& l = p.loads.at(c.algorithm);
   std::vector<CollectiveCost> out;
-  out.reserve(p.groups.size());
-  for (std::size_t g = 0; g < p.groups.size(); ++g)
-    out.push_back(one(p.groups[g], l[g], op, c.algorithm, c.protocol, size));
+  out.reserve(p.shared->groups.size());
+  for (std::size_t g = 0; g < p.shared->groups.size(); ++g)
+    out.push_back(one(p.shared->groups[g], l[g], op, c.algorithm, c.protocol, size));
   return out;
 }
 
 CollectiveModel::CollectiveModel(const Router& router, const NcclTuning& tuning)
-    : impl_(std::make_unique<Impl>(Impl{router, tuning, {}, {}, -1})) {}
+    : impl_(std::make_unique<Impl>(Impl{router, tuning, {}, {}, {}, -1})) {}
 CollectiveModel::~CollectiveModel() = default;
 CollectiveModel::CollectiveModel(CollectiveModel&&) noexcept = default;
 CollectiveModel& CollectiveModel::operator=(CollectiveModel&&) noexcept = default;
@@ -320,9 +343,9 @@ void check_direct_size(const std::vector<comm::GroupInfo>& groups, CollOp op) {
 
 void CollectiveModel::Impl::add_uniform_direct(Pattern& p, CollOp op) const {
   if (p.loads.count(Algorithm::Direct)) return;
-  check_direct_size(p.groups, op);
+  check_direct_size(p.shared->groups, op);
   std::vector<TrafficMatrix> unit;
-  for (const GroupInfo& g : p.groups) unit.push_back(unit_matrix(op, g.gpus.size()));
+  for (const GroupInfo& g : p.shared->groups) unit.push_back(unit_matrix(op, g.gpus.size()));
   add_direct(p, unit);
 }
 
@@ -339,7 +362,8 @@ CollectiveCost CollectiveModel::cost_uncached(CollOp op, const std::vector<int>&
   if (op == CollOp::AllToAll || op == CollOp::SendRecv || op == CollOp::Gather ||
       op == CollOp::Scatter || op == CollOp::Hypercube)
     return cost(op, gpus, size_bytes, options);
-  Impl::Pattern p = impl_->make_pattern({gpus});
+  Impl::Pattern p;
+  p.shared = impl_->make_analysis({gpus});
   return impl_->price(p, op, size_bytes, options, false).front();
 }
 
@@ -388,7 +412,7 @@ std::vector<CollectiveCost> CollectiveModel::all_to_all_concurrent(
   const std::vector<GroupLoad> loads = impl_->direct_loads(p, w);
   std::vector<CollectiveCost> out;
   for (std::size_t g = 0; g < groups.size(); ++g)
-    out.push_back(impl_->p2p(p.groups[g], loads[g], CollOp::AllToAll, sizes[g].first,
+    out.push_back(impl_->p2p(p.shared->groups[g], loads[g], CollOp::AllToAll, sizes[g].first,
                              sizes[g].second, options));
   return out;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -18,12 +19,21 @@ namespace topoplan::comm {
 
 // One cached evaluation: the groups' shapes and, per algorithm, their link loads (all groups
 // together, or each alone when `independent`), plus the classes of groups that price alike.
-struct PreparedPattern {
+// A group set analysed once for every operation run on it (the TP groups carry all-reduce,
+// all-gather and reduce-scatter): each group's GroupInfo, its shape classes, and the link loads
+// of flow sets that more than one operation generates alike (rings of all-gather and
+// reduce-scatter), by (algorithm, flow key, root, independent).
+struct GroupAnalysis {
   std::vector<GroupInfo> groups;
-  bool independent = false;
   // Groups of identical shape (every scalar field of GroupInfo, which is all that the NCCL rules
   // and the latency/bandwidth model read): info_class[g] indexes info_reps, the first of each.
   std::vector<int> info_class, info_reps;
+  std::map<std::tuple<Algorithm, int, int, bool>, std::vector<GroupLoad>> loads;
+};
+
+struct PreparedPattern {
+  std::shared_ptr<GroupAnalysis> shared;  // shared by every op's pattern of the same groups
+  bool independent = false;
   std::map<Algorithm, std::vector<GroupLoad>> loads;
   // Per algorithm, the first group of each class of equal shape and equal load (per-byte time
   // on its bottleneck, inter-server latency): the groups a size is priced on.
@@ -106,6 +116,8 @@ struct CollectiveModel::Impl {
   const Router& router;
   const NcclTuning& tuning;
   mutable std::map<std::vector<int>, std::shared_ptr<Pattern>> cache;
+  // Group sets analysed, by key(AllReduce, 0, groups, 0): one analysis per set, whatever the op.
+  mutable std::map<std::vector<int>, std::shared_ptr<comm::GroupAnalysis>> analyses;
   // One flow src → dst alone (evaluate_flow): per-byte time and inter-server latency, memoised
   // because the pipeline boundaries of many strategies share pairs (at 100,000 GPUs 2.3 million
   // look-ups, 0.7 million pairs: a flat table, since a hash node per pair was most of their cost
@@ -142,7 +154,16 @@ struct CollectiveModel::Impl {
   // Cache key: op, root, a tag (0 concurrent, 1 independent), then the groups.
   static std::vector<int> key(CollOp op, int root, const std::vector<std::vector<int>>& groups,
                               int tag = 0);
-  Pattern make_pattern(const std::vector<std::vector<int>>& groups) const;
+  // The analysis of a group set: made afresh, or cached (made on first use).
+  std::shared_ptr<comm::GroupAnalysis> make_analysis(
+      const std::vector<std::vector<int>>& groups) const;
+  std::shared_ptr<comm::GroupAnalysis> analyse(const std::vector<std::vector<int>>& groups) const;
+  // A pattern of these groups on their cached analysis, outside the pattern cache.
+  Pattern make_pattern(const std::vector<std::vector<int>>& groups) const {
+    Pattern p;
+    p.shared = analyse(groups);
+    return p;
+  }
   // The cached pattern of (op, root, groups, tag), made on first use.
   Pattern& cached(CollOp op, int root, const std::vector<std::vector<int>>& groups, int tag) const;
   std::shared_ptr<Pattern> cached_ptr(CollOp op, int root,

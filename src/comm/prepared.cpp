@@ -166,7 +166,7 @@ std::vector<CollectiveCost> PreparedCollective::each(double size_bytes) const {
   comm::PreparedPattern& p = *pattern_;
   if (!is_direct(op_)) return m.price(p, op_, size_bytes, options_, true);
   std::vector<CollectiveCost> out;
-  for (std::size_t g = 0; g < p.groups.size(); ++g)
+  for (std::size_t g = 0; g < p.shared->groups.size(); ++g)
     out.push_back(m.p2p_of(p, static_cast<int>(g), op_, size_bytes, options_));
   if (expand_.empty()) return out;
   std::vector<CollectiveCost> all;
@@ -177,7 +177,7 @@ std::vector<CollectiveCost> PreparedCollective::each(double size_bytes) const {
 int PreparedCollective::groups() const {
   if (rounds_) return static_cast<int>(rounds_->ranks.size());
   if (!expand_.empty()) return static_cast<int>(expand_.size());
-  return pattern_ ? static_cast<int>(pattern_->groups.size()) : 0;
+  return pattern_ ? static_cast<int>(pattern_->shared->groups.size()) : 0;
 }
 
 int PreparedCollective::classes(double size_bytes) const {

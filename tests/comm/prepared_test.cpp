@@ -164,3 +164,29 @@ TEST_CASE("prepared send/recv pairs inside PCIe servers: one price per slot pair
       CHECK(each[i].time_us == fresh.send_recv(pairs[i].first, pairs[i].second, s).time_us);
   }
 }
+
+TEST_CASE("ops on one strided group set share its analysis and price as a fresh model does") {
+  // The dp-pp-tp contrast's TP groups: one GPU per server, rings across the fabric. All-gather
+  // and reduce-scatter rings load links alike and share one load evaluation (issue 32); every
+  // op must still price exactly as on a model that saw no other op.
+  ClusterOptions o;
+  o.nodes = 8;
+  const Topology t = load_topology("hgx-h100-8", o);
+  Router r(t);
+  std::vector<std::vector<int>> groups(8);
+  for (std::size_t i = 0; i < t.gpus().size(); ++i) groups[i % 8].push_back(t.gpus()[i]);
+  CollectiveModel shared(r);
+  for (CollOp op : {CollOp::AllGather, CollOp::ReduceScatter, CollOp::AllReduce}) {
+    CAPTURE(static_cast<int>(op));
+    const PreparedCollective p = shared.prepare(op, groups);
+    for (double s : {1e4, 1e8}) {
+      CollectiveModel fresh(r);
+      const CollectiveCost want = fresh.prepare(op, groups).slowest(s);
+      const CollectiveCost got = p.slowest(s);
+      CHECK(got.time_us == want.time_us);
+      CHECK(got.algorithm == want.algorithm);
+      CHECK(got.bottleneck.dirlink == want.bottleneck.dirlink);
+      CHECK(got.bottleneck.load_bytes == want.bottleneck.load_bytes);
+    }
+  }
+}
