@@ -160,3 +160,65 @@ TEST_CASE("every order is a permutation: each rank once, each GPU once, groups c
     }
   }
 }
+
+namespace {
+// summarize_group read the slow way: every pair routed, no pair skipped as alike.
+GroupSummary summarize_every_pair(const Router& r, const std::vector<std::vector<int>>& groups,
+                                  bool ring, bool all_pairs) {
+  GroupSummary s;
+  bool any = false;
+  for (const auto& g : groups)
+    for (std::size_t i = 0; i < g.size(); ++i)
+      for (std::size_t j = 0; j < g.size(); ++j) {
+        const bool next = j == i + 1 || (ring && g.size() > 2 && i + 1 == g.size() && j == 0);
+        if (i == j || !(all_pairs || next)) continue;
+        const Path& p = r.path(g[i], g[j]);
+        s.worst_class = std::max(s.worst_class, p.cls);
+        if (any && !(p.bw_GBps < s.bottleneck_GBps)) continue;
+        any = true;
+        s.bottleneck_GBps = p.bw_GBps;
+        const Link* narrowest = nullptr;
+        for (DirLink d : p.hops) {
+          const Link& l = r.topology().link(link_of(d));
+          if (!narrowest || l.bw_GBps < narrowest->bw_GBps) narrowest = &l;
+        }
+        s.bottleneck_link = narrowest ? (narrowest->count > 1 ? narrowest->type + " \u00d7" +
+                                                                    std::to_string(narrowest->count)
+                                                              : narrowest->type)
+                                      : "";
+      }
+  return s;
+}
+}  // namespace
+
+TEST_CASE("group summaries skip pairs alike to one read and still equal every pair's reading") {
+  // Servers wired alike on a 2:1 fat-tree (climbs of 1 and 2 tiers): TP rings inside servers,
+  // TP rings and EP all-pairs across servers (dp-pp-tp), pipeline chains across leaves.
+  ClusterOptions o;
+  o.nodes = 40;
+  o.fabric = FabricKind::FatTree;
+  o.oversubscription = 2.0;
+  const Topology t = load_topology("hgx-h100-8", o);
+  const Router r(t);
+  for (const PlacementOrder order : {PlacementOrder::TpPpDp, PlacementOrder::DpPpTp}) {
+    const Placement p = place(r, strat(8, 4, 10, 8), order);
+    const char* name = order == PlacementOrder::TpPpDp ? "tp-pp-dp" : "dp-pp-tp";
+    CAPTURE(name);
+    const std::vector<std::tuple<const char*, const std::vector<std::vector<int>>*, bool>> kinds = {
+        {"tp", &p.tp_groups, false},
+        {"ep", &p.ep_groups, true},
+        {"pp", &p.pp_chains, false},
+        {"dp", &p.dp_groups, false}};
+    for (const auto& k : kinds) {
+      const char* kind = std::get<0>(k);
+      CAPTURE(kind);
+      const bool all_pairs = std::get<2>(k);
+      const GroupSummary got = summarize_group(r, kind, *std::get<1>(k), all_pairs);
+      const GroupSummary want =
+          summarize_every_pair(r, *std::get<1>(k), std::string(kind) != "pp", all_pairs);
+      CHECK(got.worst_class == want.worst_class);
+      CHECK(got.bottleneck_GBps == want.bottleneck_GBps);
+      CHECK(got.bottleneck_link == want.bottleneck_link);
+    }
+  }
+}
