@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -107,8 +108,8 @@ class Topology {
   std::vector<int> gpus_of_node(int node) const;
   std::vector<int> nics_of_node(int node) const;
 
-  // Outgoing directed links of a device.
-  const std::vector<Adjacent>& neighbours(int device) const;
+  // Outgoing directed links of a device, in link-index order (valid until the topology changes).
+  std::span<const Adjacent> neighbours(int device) const;
   double bw_GBps(DirLink d) const { return link(link_of(d)).bw_GBps; }
   int from_device(DirLink d) const {
     const Link& l = link(link_of(d));

@@ -50,7 +50,7 @@ int Topology::add_device(Device d) {
   const DeviceType type = d.type;
   const int node = d.node;
   impl_->devices.push_back(std::move(d));
-  impl_->adjacency.emplace_back();
+  impl_->adjacency.invalidate();
   impl_->max_node = std::max(impl_->max_node, node);
   if (type == DeviceType::Gpu) {
     impl_->insert_gpu(index);
@@ -68,19 +68,13 @@ int Topology::add_link(Link l) {
                         std::to_string(l.b) + ")");
   }
   const int index = static_cast<int>(impl_->links.size());
-  // Every device of a server or fabric has two links or more: starting the per-device lists at
-  // two skips the one-element allocation (a million of them on a 100,000-GPU cluster).
-  for (const int end : {l.a, l.b})
-    if (impl_->adjacency[end].capacity() == 0) impl_->adjacency[end].reserve(2);
-  impl_->adjacency[l.a].push_back({2 * index, l.b});
-  if (l.a != l.b) impl_->adjacency[l.b].push_back({2 * index + 1, l.a});
+  impl_->adjacency.invalidate();
   impl_->links.push_back(std::move(l));
   return index;
 }
 
 void Topology::reserve(std::size_t devices, std::size_t links) {
   impl_->devices.reserve(devices);
-  impl_->adjacency.reserve(devices);
   impl_->links.reserve(links);
 }
 
@@ -146,9 +140,13 @@ std::vector<int> Topology::nics_of_node(int node) const {
   return out;
 }
 
-const std::vector<Adjacent>& Topology::neighbours(int device_index) const {
+std::span<const Adjacent> Topology::neighbours(int device_index) const {
   device(device_index);  // range check
-  return impl_->adjacency[device_index];
+  AdjacencyIndex& adj = impl_->adjacency;
+  if (!adj.fresh.load(std::memory_order_acquire)) adj.build(device_count(), impl_->links);
+  const auto at = static_cast<std::size_t>(device_index);
+  return {adj.entries.data() + adj.offsets[at],
+          static_cast<std::size_t>(adj.offsets[at + 1] - adj.offsets[at])};
 }
 
 const Catalog& Topology::catalog() const {

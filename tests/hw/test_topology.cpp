@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <thread>
+#include <vector>
 
 #include "hw/topology_builder.hpp"
 #include "topoplan/error.hpp"
@@ -67,6 +69,40 @@ TEST_CASE("directed links: forward is 2i, reverse 2i+1") {
   CHECK(t.from_device(2) == 2);
   CHECK(t.bw_GBps(3) == 32);
   CHECK(t.neighbours(2).size() == 2);
+}
+
+TEST_CASE("neighbours follow links added after a read, copies and threads see the same lists") {
+  Topology t = two_gpus();
+  REQUIRE(t.neighbours(0).size() == 1);  // builds the flat index
+  t.add_device(dev("gpu2", DeviceType::Gpu, 0, 2, "H20"));
+  t.add_link(lnk(2, 3, 16));  // link 2: sw -> gpu2
+  t.add_link(lnk(0, 2, 64));  // link 3: a second gpu0 -- sw link
+  // In link-index order: sw has links 0 (reverse), 1, 2 and 3 (reverse).
+  const auto sw = t.neighbours(2);
+  REQUIRE(sw.size() == 4);
+  CHECK(sw[0].out == 1);
+  CHECK(sw[1].out == 2);
+  CHECK(sw[2].out == 4);
+  CHECK(sw[3].out == 7);
+  CHECK(t.neighbours(3).size() == 1);
+  CHECK(t.neighbours(3)[0].device == 2);
+  CHECK(t.neighbours(0).size() == 2);
+  const Topology copy = t;
+  for (int d = 0; d < 4; ++d) {
+    const auto a = t.neighbours(d), b = copy.neighbours(d);
+    CHECK(std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                     [](const Adjacent& x, const Adjacent& y) {
+                       return x.out == y.out && x.device == y.device;
+                     }));
+  }
+  // A fresh copy read by several threads at once: one of them builds, all see the same lists.
+  const Topology fresh = t;
+  std::vector<std::size_t> sizes(4);
+  std::vector<std::thread> readers;
+  for (std::size_t i = 0; i < sizes.size(); ++i)
+    readers.emplace_back([&, i] { sizes[i] = fresh.neighbours(2).size(); });
+  for (std::thread& r : readers) r.join();
+  CHECK(std::all_of(sizes.begin(), sizes.end(), [](std::size_t n) { return n == 4; }));
 }
 
 TEST_CASE("gpus() is node-major then local_index whatever the insertion order") {
