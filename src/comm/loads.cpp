@@ -2,6 +2,7 @@
 #include "comm/loads.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "topoplan/error.hpp"
 
@@ -50,15 +51,20 @@ bool direct_hops(const Router& router, int src, int dst, std::vector<DirLink>& h
 // Flows with the same endpoints merged (rings and trees repeat most intra-server pairs across
 // channels), so each distinct pair is routed once, in (src, dst) order. Equal pairs are summed
 // in ascending weight, an order that does not depend on how the generator listed them. Large
-// sets (1.6 million flows for an all-reduce over 100,000 GPUs) are bucketed by source first, a
-// counting sort over device indices, so only each source's few destinations are compared: a
-// comparison sort was an eighth of `collective` there (issue 32). The bucketed copy replaces the
-// set, so no second copy outlives the call (an in-place American flag sort measured twice as
-// slow: its swaps are a chain of dependent cache misses).
+// sets (1.8 million flows for a tree all-reduce over 100,000 GPUs, 550,000 pairs) are bucketed
+// by source first, a counting sort over device indices, so only each source's few destinations
+// are compared: a comparison sort was an eighth of `collective` there (issue 32). The sort moves
+// 4-byte indices and the merged pairs are written once, so besides the set only a quarter of
+// its size and the (smaller) result are held: a bucketed copy of the flows was a sixth of the
+// command's peak. (An in-place American flag sort measured twice as slow: its swaps are a chain
+// of dependent cache misses.)
 void merge(std::vector<Flow>& flows) {
   const auto by_pair = [](const Flow& a, const Flow& b) {
     if (a.src != b.src) return a.src < b.src;
     return a.dst != b.dst ? a.dst < b.dst : a.weight < b.weight;
+  };
+  const auto same_pair = [](const Flow& a, const Flow& b) {
+    return a.src == b.src && a.dst == b.dst;
   };
   // Bucketing clears one counter per device index up to the largest source, so small sets (a
   // TP group's few dozen flows with sources near 300,000) sort directly. The bound is a
@@ -66,30 +72,44 @@ void merge(std::vector<Flow>& flows) {
   constexpr std::size_t kBucketFrom = 4096;
   if (flows.size() < kBucketFrom) {
     std::sort(flows.begin(), flows.end(), by_pair);
-  } else {
-    thread_local std::vector<std::size_t> start;
-    int hi = 0;
-    for (const Flow& f : flows) hi = std::max(hi, f.src);
-    start.assign(static_cast<std::size_t>(hi) + 2, 0);
-    for (const Flow& f : flows) ++start[static_cast<std::size_t>(f.src) + 1];
-    for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-    std::vector<Flow> bucketed(flows.size());
-    for (const Flow& f : flows) bucketed[start[static_cast<std::size_t>(f.src)]++] = f;
-    flows.swap(bucketed);
-    std::vector<Flow>().swap(bucketed);
-    // start[s] is now the end of source s's bucket, start[s - 1] its beginning.
-    for (std::size_t s = 0, begin = 0; s + 1 < start.size(); begin = start[s++])
-      std::sort(flows.begin() + static_cast<std::ptrdiff_t>(begin),
-                flows.begin() + static_cast<std::ptrdiff_t>(start[s]), by_pair);
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+      if (k > 0 && same_pair(flows[k - 1], flows[i]))
+        flows[k - 1].weight += flows[i].weight;
+      else
+        flows[k++] = flows[i];
+    }
+    flows.resize(k);
+    return;
   }
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    if (k > 0 && flows[k - 1].src == flows[i].src && flows[k - 1].dst == flows[i].dst)
-      flows[k - 1].weight += flows[i].weight;
+  thread_local std::vector<std::uint32_t> start;
+  int hi = 0;
+  for (const Flow& f : flows) hi = std::max(hi, f.src);
+  start.assign(static_cast<std::size_t>(hi) + 2, 0);
+  for (const Flow& f : flows) ++start[static_cast<std::size_t>(f.src) + 1];
+  for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+  std::vector<std::uint32_t> order(flows.size());
+  for (std::size_t i = 0; i < flows.size(); ++i)
+    order[start[static_cast<std::size_t>(flows[i].src)]++] = static_cast<std::uint32_t>(i);
+  // start[s] is now the end of source s's bucket, start[s - 1] its beginning.
+  const auto by_index = [&](std::uint32_t a, std::uint32_t b) {
+    return by_pair(flows[a], flows[b]);
+  };
+  for (std::size_t s = 0, begin = 0; s + 1 < start.size(); begin = start[s++])
+    std::sort(order.begin() + static_cast<std::ptrdiff_t>(begin),
+              order.begin() + static_cast<std::ptrdiff_t>(start[s]), by_index);
+  std::size_t pairs = 0;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    pairs += i == 0 || !same_pair(flows[order[i - 1]], flows[order[i]]) ? 1 : 0;
+  std::vector<Flow> merged;
+  merged.reserve(pairs);
+  for (const std::uint32_t i : order) {
+    if (!merged.empty() && same_pair(merged.back(), flows[i]))
+      merged.back().weight += flows[i].weight;
     else
-      flows[k++] = flows[i];
+      merged.push_back(flows[i]);
   }
-  flows.resize(k);
+  flows.swap(merged);
 }
 
 // The hops of flow src → dst (a direct hop, one NVSwitch, or the Router's path), folded into
