@@ -122,7 +122,7 @@ void ring_flows(const GroupInfo& g, double weight_per_edge, std::vector<Flow>& o
   }
   const int channels = g.nodes == 1 ? 1 : g.channels;
   // A ring has n edges plus at most one PXN relay per server: reserved once, since doubling a
-  // vector of 1.6 million flows (100,000 GPUs, 16 channels) held up to three times the set.
+  // vector of 900,000 flows (100,000 GPUs, 8 channels) held up to three times the set.
   out.reserve(out.size() +
               static_cast<std::size_t>(channels) * static_cast<std::size_t>(g.n + g.nodes));
   for (int c = 0; c < channels; ++c)
