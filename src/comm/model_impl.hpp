@@ -17,8 +17,6 @@
 
 namespace topoplan::comm {
 
-// One cached evaluation: the groups' shapes and, per algorithm, their link loads (all groups
-// together, or each alone when `independent`), plus the classes of groups that price alike.
 // A group set analysed once for every operation run on it (the TP groups carry all-reduce,
 // all-gather and reduce-scatter): each group's GroupInfo, its shape classes, and the link loads
 // of flow sets that more than one operation generates alike (rings of all-gather and
@@ -31,6 +29,8 @@ struct GroupAnalysis {
   std::map<std::tuple<Algorithm, int, int, bool>, std::vector<GroupLoad>> loads;
 };
 
+// One cached evaluation of an operation: the groups' analysis and, per algorithm, their link
+// loads (all groups together, or each alone when `independent`).
 struct PreparedPattern {
   std::shared_ptr<GroupAnalysis> shared;  // shared by every op's pattern of the same groups
   bool independent = false;

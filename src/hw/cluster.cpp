@@ -264,8 +264,8 @@ ClusterNames cluster_names(const std::vector<ServerGroup>& groups, const Cluster
 
 namespace {
 
-// Appends `nodes` copies of `server` as servers first_node, first_node + 1, ...; returns the
-// device index of each copy's first device.
+// Appends `nodes` copies of `server` as servers first_node, first_node + 1, ..., each one's
+// devices after the previous one's.
 void copy_servers(const Topology& server, int first_node, int nodes, Topology& out) {
   const int E = static_cast<int>(server.link_count());
   for (int k = first_node; k < first_node + nodes; ++k) {

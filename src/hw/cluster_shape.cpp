@@ -28,6 +28,11 @@ class CountingSink : public detail::FabricSink {
     ++links;
     if (visit_) (*visit_)(a, b, link_.GBps * count);  // TopologySink's bw_GBps expression
   }
+  std::size_t switches() const {
+    std::size_t n = 0;
+    for (int k : per_tier) n += static_cast<std::size_t>(k);
+    return n;
+  }
   std::vector<int> per_tier;
   std::size_t links = 0;
 
@@ -62,9 +67,7 @@ ClusterShape enumerate(const Topology& server, const ClusterOptions& o,
   s.description = std::move(names.description);
   s.fabric = std::move(names.fabric);
   s.nodes = o.nodes;
-  std::size_t switches = 0;
-  for (int n : sink.per_tier) switches += static_cast<std::size_t>(n);
-  s.devices = static_cast<std::size_t>(o.nodes) * server.device_count() + switches;
+  s.devices = static_cast<std::size_t>(o.nodes) * server.device_count() + sink.switches();
   s.links = static_cast<std::size_t>(o.nodes) * server.link_count() + sink.links;
   s.switches_per_tier = std::move(sink.per_tier);
   return s;
@@ -78,10 +81,7 @@ FabricCount count_fabric(const std::vector<std::vector<int>>& server_nic, const 
   const LinkSpec unused{};
   CountingSink sink(0, unused, nullptr);
   detail::build_fabric(sink, server_nic, o);
-  FabricCount c;
-  for (int n : sink.per_tier) c.switches += static_cast<std::size_t>(n);
-  c.links = sink.links;
-  return c;
+  return {sink.switches(), sink.links};
 }
 }  // namespace detail
 

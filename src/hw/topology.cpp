@@ -1,5 +1,5 @@
 // Topology: devices and links behind a pimpl, plus caches that routing and the collective models
-// hit in their inner loops (per-vertex adjacency vectors, GPU rank order, id hash map). Graph
+// hit in their inner loops (a flat adjacency index, GPU rank order, id hash map). Graph
 // algorithms run on a Boost.Graph built from them where needed (topology_validate.cpp).
 #include "topoplan/topology.hpp"
 

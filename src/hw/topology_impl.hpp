@@ -47,10 +47,6 @@ struct IdIndex {
   }
 };
 
-// Devices, links and per-device adjacency in flat vectors. The Boost graph is built from them
-// where a graph algorithm runs (validate()'s connected components): kept beside them on every
-// topology it cost a list node and two out-edge entries per link, 60 MB and 1.5 million
-// allocations on a 100,000-GPU cluster that no algorithm walked (issue 32).
 // Every device's outgoing directed links, in link-index order, as one flat array (CSR): built
 // on the first neighbours() after a change, from the links, under a mutex so that const users
 // on several threads may trigger it. A vector per device cost a header and an allocation each,
@@ -66,6 +62,8 @@ struct AdjacencyIndex {
   AdjacencyIndex(const AdjacencyIndex&) {}
   AdjacencyIndex& operator=(const AdjacencyIndex&) {
     std::lock_guard<std::mutex> lock(mutex);
+    offsets.clear();
+    entries.clear();
     fresh = false;
     return *this;
   }
@@ -93,6 +91,10 @@ struct AdjacencyIndex {
   }
 };
 
+// Devices, links and per-device adjacency in flat vectors. The Boost graph is built from them
+// where a graph algorithm runs (validate()'s connected components): kept beside them on every
+// topology it cost a list node and two out-edge entries per link, 60 MB and 1.5 million
+// allocations on a 100,000-GPU cluster that no algorithm walked (issue 32).
 struct Topology::Impl {
   std::vector<Device> devices;
   std::vector<Link> links;

@@ -222,6 +222,9 @@ struct Placer::Impl {
   bool have_locality = false;
   placement_detail::Locality locality;  // computed on the first Optimized request
   using Key = std::tuple<int, int, int, int, bool, int>;
+  static Key key(const Strategy& s, PlacementOrder order) {
+    return {s.tp, s.pp, s.dp, s.ep, s.attention_dp, static_cast<int>(order)};
+  }
   std::map<Key, std::unique_ptr<Placement>> cache;
 };
 
@@ -237,7 +240,7 @@ const Router& Placer::router() const {
 }
 
 const Placement& Placer::place(const Strategy& s, PlacementOrder order) const {
-  const Impl::Key key{s.tp, s.pp, s.dp, s.ep, s.attention_dp, static_cast<int>(order)};
+  const Impl::Key key = Impl::key(s, order);
   auto it = impl_->cache.find(key);
   if (it != impl_->cache.end()) return *it->second;
   std::unique_ptr<Placement> p;
@@ -257,7 +260,7 @@ const Placement& Placer::place(const Strategy& s, PlacementOrder order) const {
 
 Placement Placer::take(const Strategy& s, PlacementOrder order) const {
   place(s, order);
-  const Impl::Key key{s.tp, s.pp, s.dp, s.ep, s.attention_dp, static_cast<int>(order)};
+  const Impl::Key key = Impl::key(s, order);
   auto node = impl_->cache.extract(key);
   return std::move(*node.mapped());
 }

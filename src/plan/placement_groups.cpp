@@ -40,6 +40,7 @@ class AlikePairs {
     const bool same = t.device(a).node == t.device(b).node;
     const int climb = same ? -1 : router_.fabric_climb(a, b);
     if (!same && climb < 0) return false;
+    // 28 bits per slot (a server's device index) and 8 for the climb (−1 for one server).
     const auto key = (static_cast<std::uint64_t>(router_.server_slot(a)) << 36) |
                      (static_cast<std::uint64_t>(router_.server_slot(b)) << 8) |
                      static_cast<std::uint64_t>(climb + 1);
