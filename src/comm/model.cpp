@@ -244,13 +244,13 @@ CollectiveCost CollectiveModel::Impl::one(const GroupInfo& g, const GroupLoad& l
   return c;
 }
 
-CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp op, double size,
-                                                            const CollectiveOptions& o,
-                                                            bool fast) const {
-  if (!(size >= 0) || !std::isfinite(size)) throw InputError("collective: size must be ≥ 0 bytes");
-  Choice best;
-  double best_time = std::numeric_limits<double>::infinity();
-  std::string why_not;
+// The candidates choose() may price: (algorithm, protocol) pairs the options and NCCL's rules
+// allow, in NCCL's ranking order, each with the least time it can take whatever its loads are.
+// `why_not` says why the last refused one was refused.
+std::vector<CollectiveModel::Impl::Candidate> CollectiveModel::Impl::candidates(
+    const Pattern& p, CollOp op, double size, const CollectiveOptions& o,
+    std::string& why_not) const {
+  std::vector<Candidate> out;
   for (Algorithm a : kAlgos) {
     if (o.algorithm != Algorithm::Auto && a != o.algorithm) continue;
     if (a == Algorithm::Direct) {  // priced by all_to_all / send_recv
@@ -277,17 +277,51 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
                   " on this group (NCCL's rules)";
         continue;
       }
-      const auto& l = loads(p, a, op, o.root, fast);
-      // Every member of a class has the same inputs, hence the same cost as its first member;
-      // reps are in group order, so the first maximum is the first slowest group overall.
-      Choice c{a, pr, -1, {}};
-      for (int g : reps(p, a, op, o.root, fast)) {
-        CollectiveCost x = one(p.shared->groups[g], l[g], op, a, pr, size);
-        if (c.slowest < 0 || x.time_us > c.slowest_cost.time_us) c.slowest = g, c.slowest_cost = x;
+      // one()'s time is latency + transfer, the transfer ≥ 0 and the latency non-decreasing in
+      // the routed inter-server latency (≥ 0): the latency at 0 bounds it from below. Groups of
+      // one class share their GroupInfo, so the class representatives give the set's bound.
+      double floor_us = 0;
+      for (int g : p.shared->info_reps) {
+        const GroupInfo& info = p.shared->groups[g];
+        if (info.n >= 2)
+          floor_us = std::max(floor_us, comm::latency_us(a, pr, op, info, size, 0, tuning));
       }
-      const double worst = std::max(0.0, c.slowest_cost.time_us);
-      if (worst < best_time) best_time = worst, best = std::move(c);
+      out.push_back({a, pr, floor_us, static_cast<int>(out.size())});
     }
+  }
+  return out;
+}
+
+// NCCL's choice: the fastest candidate, the first in ranking order among equals. Candidates are
+// priced in order of their floor and skipped once the floor alone loses: pricing routes every
+// flow of the algorithm (a ring over 100,000 GPUs is 900,000 flows, a sixth of `collective`
+// there, issue 32) and a ring's latency over that many ranks is already 100 ms.
+CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp op, double size,
+                                                            const CollectiveOptions& o,
+                                                            bool fast) const {
+  if (!(size >= 0) || !std::isfinite(size)) throw InputError("collective: size must be ≥ 0 bytes");
+  std::string why_not;
+  std::vector<Candidate> order = candidates(p, op, size, o, why_not);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.floor_us < y.floor_us; });
+  Choice best;
+  double best_time = std::numeric_limits<double>::infinity();
+  int best_rank = -1;
+  const auto beats = [&](double t, int rank) {
+    return t < best_time || (t == best_time && best_rank >= 0 && rank < best_rank);
+  };
+  for (const Candidate& k : order) {
+    if (!beats(k.floor_us, k.rank)) continue;
+    const auto& l = loads(p, k.algorithm, op, o.root, fast);
+    // Every member of a class has the same inputs, hence the same cost as its first member;
+    // reps are in group order, so the first maximum is the first slowest group overall.
+    Choice c{k.algorithm, k.protocol, -1, {}};
+    for (int g : reps(p, k.algorithm, op, o.root, fast)) {
+      CollectiveCost x = one(p.shared->groups[g], l[g], op, k.algorithm, k.protocol, size);
+      if (c.slowest < 0 || x.time_us > c.slowest_cost.time_us) c.slowest = g, c.slowest_cost = x;
+    }
+    const double worst = std::max(0.0, c.slowest_cost.time_us);
+    if (beats(worst, k.rank)) best_time = worst, best_rank = k.rank, best = std::move(c);
   }
   if (best.slowest < 0)
     throw FieldError("algorithm/protocol",

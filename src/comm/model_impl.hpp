@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -190,6 +191,14 @@ struct CollectiveModel::Impl {
     int slowest = -1;  // the first group of maximal time
     CollectiveCost slowest_cost;
   };
+  struct Candidate {
+    Algorithm algorithm = Algorithm::Ring;
+    Protocol protocol = Protocol::Simple;
+    double floor_us = 0;  // the least time it can take: its latency at no routed latency
+    int rank = 0;         // NCCL's ranking order, which breaks ties
+  };
+  std::vector<Candidate> candidates(const Pattern& p, CollOp op, double size,
+                                    const CollectiveOptions& o, std::string& why_not) const;
   Choice choose(Pattern& p, CollOp op, double size, const CollectiveOptions& o, bool fast) const;
   // Every group's cost under choose()'s pick (cost_concurrent's answer).
   std::vector<CollectiveCost> price(Pattern& p, CollOp op, double size, const CollectiveOptions& o,

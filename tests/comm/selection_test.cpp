@@ -1,6 +1,9 @@
 // NCCL's enable rules and automatic (algorithm, protocol) choice.
 #include <doctest/doctest.h>
 
+#include <limits>
+#include <utility>
+
 #include "comm_test_util.hpp"
 #include "topoplan/error.hpp"
 
@@ -107,4 +110,48 @@ TEST_CASE("NVLS and NVLSTree need two or more GPUs of the group per server") {
   // One NDR400 NIC per rank: ring busbw ≈ 48 at large sizes.
   CHECK(m.cost(CollOp::AllReduce, rail, 8 * kGiB, force(Algorithm::Ring)).busbw_GBps ==
         doctest::Approx(48).epsilon(0.02));
+}
+
+// choose() prices candidates in order of their latency floor and skips those whose floor already
+// loses; this must give the choice that pricing every candidate gives: the least time, the first
+// in NCCL's order (ring, tree, NVLS, NVLSTree, CollNet; LL, LL128, Simple) among equals. Small
+// sizes (latency-bound) and large ones, one server to 64, a PCIe server and an AMD one too.
+TEST_CASE("the automatic choice is the fastest forced candidate at every size and scale") {
+  const Algorithm algos[] = {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::NvlsTree,
+                             Algorithm::CollNet};
+  const Protocol protos[] = {Protocol::LL, Protocol::LL128, Protocol::Simple};
+  const std::pair<const char*, int> shapes[] = {{"hgx-h100-8", 1},  {"hgx-h100-8", 2},
+                                                {"hgx-h100-8", 64}, {"dgx-a100-8", 16},
+                                                {"pcie-l40s-8", 4}, {"amd-mi300x-8", 8}};
+  for (const auto& shape : shapes) {
+    const std::string server = shape.first;
+    const int nodes = shape.second;
+    const Topology t = cluster(server, nodes);
+    Router r(t);
+    CollectiveModel m(r);
+    for (CollOp op :
+         {CollOp::AllReduce, CollOp::AllGather, CollOp::ReduceScatter, CollOp::Broadcast})
+      for (double size : {8.0, 64.0 * 1024, 4.0 * 1024 * 1024, 1.0 * kGiB}) {
+        CAPTURE(server);
+        CAPTURE(nodes);
+        CAPTURE(size);
+        double best = std::numeric_limits<double>::infinity();
+        std::pair<Algorithm, Protocol> pick{Algorithm::Auto, Protocol::Auto};
+        for (Algorithm a : algos)
+          for (Protocol p : protos) {
+            CollectiveOptions o = force(a);
+            o.protocol = p;
+            try {
+              const CollectiveCost c = m.cost(op, t.gpus(), size, o);
+              if (c.time_us < best) best = c.time_us, pick = {a, p};
+            } catch (const InputError&) {
+              // not available for this op or group
+            }
+          }
+        const CollectiveCost chosen = m.cost(op, t.gpus(), size);
+        CHECK(chosen.algorithm == pick.first);
+        CHECK(chosen.protocol == pick.second);
+        CHECK(chosen.time_us == best);
+      }
+  }
 }
