@@ -4,6 +4,7 @@
 #include "topoplan/topology.hpp"
 
 #include <algorithm>
+#include <utility>
 #include "hw/kind_names.hpp"
 #include "hw/topology_impl.hpp"
 #include "topoplan/error.hpp"
@@ -20,13 +21,48 @@ std::string_view to_string(LinkKind kind) {
 
 Topology::Topology() : impl_(std::make_unique<Impl>()) {}
 Topology::~Topology() = default;
-Topology::Topology(Topology&&) noexcept = default;
-Topology& Topology::operator=(Topology&&) noexcept = default;
+// A move keeps the Impl (and its vectors' storage), so the views move with it; the moved-from
+// topology is left with no Impl and empty views.
+Topology::Topology(Topology&& other) noexcept
+    : name(std::move(other.name)),
+      description(std::move(other.description)),
+      fabric(std::move(other.fabric)),
+      impl_(std::move(other.impl_)),
+      devices_(std::exchange(other.devices_, nullptr)),
+      links_(std::exchange(other.links_, nullptr)),
+      device_count_(std::exchange(other.device_count_, 0)),
+      link_count_(std::exchange(other.link_count_, 0)) {}
+Topology& Topology::operator=(Topology&& other) noexcept {
+  if (this != &other) {
+    name = std::move(other.name);
+    description = std::move(other.description);
+    fabric = std::move(other.fabric);
+    impl_ = std::move(other.impl_);
+    devices_ = std::exchange(other.devices_, nullptr);
+    links_ = std::exchange(other.links_, nullptr);
+    device_count_ = std::exchange(other.device_count_, 0);
+    link_count_ = std::exchange(other.link_count_, 0);
+  }
+  return *this;
+}
 Topology::Topology(const Topology& other)
     : name(other.name),
       description(other.description),
       fabric(other.fabric),
-      impl_(std::make_unique<Impl>(*other.impl_)) {}
+      impl_(std::make_unique<Impl>(*other.impl_)) {
+  refresh_views();
+}
+
+void Topology::refresh_views() {
+  devices_ = impl_->devices.data();
+  device_count_ = impl_->devices.size();
+  links_ = impl_->links.data();
+  link_count_ = impl_->links.size();
+}
+
+void Topology::out_of_range(const char* what, int index) {
+  throw InternalError(std::string(what) + " index " + std::to_string(index) + " out of range");
+}
 Topology& Topology::operator=(const Topology& other) {
   if (this != &other) {
     Topology copy(other);
@@ -50,6 +86,7 @@ int Topology::add_device(Device d) {
   const DeviceType type = d.type;
   const int node = d.node;
   impl_->devices.push_back(std::move(d));
+  refresh_views();
   impl_->adjacency.invalidate();
   impl_->max_node = std::max(impl_->max_node, node);
   if (type == DeviceType::Gpu) {
@@ -70,33 +107,14 @@ int Topology::add_link(Link l) {
   const int index = static_cast<int>(impl_->links.size());
   impl_->adjacency.invalidate();
   impl_->links.push_back(std::move(l));
+  refresh_views();
   return index;
 }
 
 void Topology::reserve(std::size_t devices, std::size_t links) {
   impl_->devices.reserve(devices);
   impl_->links.reserve(links);
-}
-
-std::size_t Topology::device_count() const {
-  return impl_->devices.size();
-}
-std::size_t Topology::link_count() const {
-  return impl_->links.size();
-}
-
-const Device& Topology::device(int index) const {
-  if (index < 0 || static_cast<std::size_t>(index) >= device_count()) {
-    throw InternalError("device index " + std::to_string(index) + " out of range");
-  }
-  return impl_->devices[static_cast<std::size_t>(index)];
-}
-
-const Link& Topology::link(int index) const {
-  if (index < 0 || static_cast<std::size_t>(index) >= impl_->links.size()) {
-    throw InternalError("link index " + std::to_string(index) + " out of range");
-  }
-  return impl_->links[index];
+  refresh_views();
 }
 
 std::optional<int> Topology::find(const std::string& id) const {
