@@ -65,6 +65,25 @@ struct RankPlacement {
   std::string nic_id;     // "" when none
 };
 
+// A placement written as runs of whole servers instead of one record per rank (issue 32): what
+// `plan --json` prints above kPlacementListRanks ranks, and what a plan keeps of its top plans'
+// placements when PlanRequest::rank_lists is off. Ranks [rank, rank + count) fill servers
+// node_first..node_last in order, each server's GPUs gpu_first..gpu_last in local order
+// (count = servers × GPUs). Exact for any placement: an irregular one gives shorter runs, down
+// to one rank each.
+struct PlacementRun {
+  int rank = 0;
+  int node_first = 0, node_last = 0, gpu_first = 0, gpu_last = 0;
+  std::string first_device, last_device;
+  long long count() const {
+    return static_cast<long long>(node_last - node_first + 1) * (gpu_last - gpu_first + 1);
+  }
+};
+std::vector<PlacementRun> placement_runs(const std::vector<RankPlacement>& ranks);
+
+// Above this many ranks a placement is written (and, on request, kept) as runs.
+inline constexpr std::size_t kPlacementListRanks = 4096;
+
 struct Placement {
   Strategy strategy;
   PlacementOrder order = PlacementOrder::TpPpDp;

@@ -108,6 +108,11 @@ struct PlanRequest {
   // ones. Must outlive the planner.
   const NcclTuning* comm_tuning = nullptr;
   int top = 5;  // plans the report prints in full
+  // Whether the top plans keep their per-rank placement (PlanResult::placement). Off, a top plan
+  // of more than kPlacementListRanks ranks keeps its placement as runs (placement_runs) and the
+  // best plan's ranks are in PlanOutput::placement only: what `plan --json` prints without
+  // --placement-detail, without holding a 10 MB list per top plan on 100,000 GPUs (issue 32).
+  bool rank_lists = true;
 
   double decode_context() const { return context > 0 ? context : prompt + output / 2; }
   // KV tokens one sequence may need: max(prompt + output, context); prefill mode: the prompt
@@ -226,6 +231,9 @@ struct PlanResult {
   TimeBreakdown prefill;                 // TTFT
   std::vector<GroupSummary> groups;      // filled for the first `top` fitting plans
   std::vector<RankPlacement> placement;  // rank → device; filled like `groups`
+  // In place of `placement` when PlanRequest::rank_lists is off and the plan has more than
+  // kPlacementListRanks ranks.
+  std::vector<PlacementRun> placement_runs;
 };
 
 // One (strategy, batch) point of the throughput/interactivity trade-off.

@@ -235,6 +235,9 @@ int run_plan(PlanArgs& a) {
   apply_expert_slots(a, m);
   PlanRequest req = finish_request(a);
   req.comm_tuning = &setup.tuning;
+  // Only --placement-detail, --html and --render print every rank of a large top plan; the
+  // JSON and the table print runs, which the planner keeps in place of 10 MB lists.
+  req.rank_lists = a.placement_detail || !a.html.empty() || !a.render.empty();
   if (a.disagg) return run_disagg(a, m, req, *setup.router);
   if (a.threads < 1) throw InputError("--threads", "", "must be at least 1");
   PlanOutput out;

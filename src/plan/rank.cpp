@@ -228,14 +228,26 @@ PlanOutput Planner::Impl::run() const {
         " tokens/s per user. Set an SLA, e.g. --tpot-max 50 (20 tokens/s/user) "
         "and --ttft-max 2000, to trade throughput for interactivity.";
   // Placements are moved out of the placer, not copied: on 100,000 GPUs each is 10 MB of ranks.
+  // Without rank lists a large one is kept as runs and freed before the next is built.
+  const auto as_runs = [&](const Strategy& s) {
+    return !x.req.rank_lists && static_cast<std::size_t>(s.gpus()) > kPlacementListRanks;
+  };
   for (std::size_t i = 0; i < out.plans.size() && i < static_cast<std::size_t>(x.req.top); ++i) {
-    if (!out.plans[i].fits) continue;
-    out.plans[i].groups = x.summarize(x.placer.place(out.plans[i].strategy, x.req.order));
+    PlanResult& p = out.plans[i];
+    if (!p.fits) continue;
+    p.groups = x.summarize(x.placer.place(p.strategy, x.req.order));
     if (i == 0) continue;  // the best plan's is out.placement's, below
-    out.plans[i].placement = x.placer.take(out.plans[i].strategy, x.req.order).ranks;
+    Placement taken = x.placer.take(p.strategy, x.req.order);
+    if (as_runs(p.strategy))
+      p.placement_runs = placement_runs(taken.ranks);
+    else
+      p.placement = std::move(taken.ranks);
   }
   out.placement = x.placer.take(best.strategy, x.req.order);
-  if (x.req.top > 0) best.placement = out.placement->ranks;
+  if (x.req.top > 0 && as_runs(best.strategy))
+    best.placement_runs = placement_runs(out.placement->ranks);
+  else if (x.req.top > 0)
+    best.placement = out.placement->ranks;
   if (out.plans.size() > 1 && out.plans[1].fits)
     out.explanation =
         explain(best, out.plans[1], x.req.mode, x.req.tokens_per_step(), x.model.is_moe());

@@ -113,7 +113,11 @@ ordered_json plan_json(const PlanResult& p, std::vector<Splice>& splices, Placem
   j["breakdown"] = p.fits ? ordered_json{{"decode", breakdown_json(p.decode)},
                                          {"prefill", breakdown_json(p.prefill)}}
                           : ordered_json(nullptr);
-  if (p.placement.empty()) {  // only the top plans carry one: no splice for the others
+  if (!p.placement_runs.empty()) {  // kept as runs (PlanRequest::rank_lists off)
+    j["placement"] = nullptr;
+    j["placement_runs"] =
+        placement_runs_json(p.placement_runs, static_cast<std::size_t>(p.strategy.gpus()), order);
+  } else if (p.placement.empty()) {  // only the top plans carry one: no splice for the others
     j["placement"] = ordered_json::array();
   } else if (!detail && p.placement.size() > kPlacementListRanks) {
     j["placement"] = nullptr;

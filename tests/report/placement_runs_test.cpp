@@ -25,6 +25,16 @@ RankPlacement at(int rank, int node, int gpu) {
   return r;
 }
 
+// 520 hgx-h100-8 servers (4,160 GPUs: past kPlacementListRanks) and their router.
+struct Cluster520 {
+  Topology t = load_topology("hgx-h100-8", [] {
+    ClusterOptions o;
+    o.nodes = 520;
+    return o;
+  }());
+  Router router{t};
+};
+
 }  // namespace
 
 TEST_CASE("placement runs: whole servers in order are one run") {
@@ -65,10 +75,9 @@ TEST_CASE("placement runs: half servers and a jump give runs that add up to ever
 }
 
 TEST_CASE("placement runs: plan --json writes runs past 4,096 ranks, the overlay reads them back") {
-  ClusterOptions o;
-  o.nodes = 520;  // 4,160 GPUs
-  const Topology t = load_topology("hgx-h100-8", o);
-  Router router(t);
+  const Cluster520 c;
+  const Topology& t = c.t;
+  const Router& router = c.router;
   PlanRequest q;
   q.top = 1;
   const PlanOutput out = plan(load_model("llama-3-8b"), router, q);
@@ -89,6 +98,51 @@ TEST_CASE("placement runs: plan --json writes runs past 4,096 ranks, the overlay
   CHECK(a.fill == b.fill);
   CHECK(a.tag == b.tag);
   CHECK(a.fill.size() == out.placement->ranks.size());
+}
+
+// PlanRequest::rank_lists off (what `plan` asks for without --placement-detail): a top plan past
+// 4,096 ranks keeps runs, not ranks, and the JSON is byte for byte the one the lists give.
+TEST_CASE("placement runs: a plan without rank lists keeps runs and prints the same JSON") {
+  const Cluster520 c;
+  const Router& router = c.router;
+  PlanRequest q;
+  q.top = 3;
+  const PlanOutput lists = plan(load_model("llama-3-8b"), router, q);
+  q.rank_lists = false;
+  const PlanOutput runs = plan(load_model("llama-3-8b"), router, q);
+  REQUIRE(lists.plans.size() == runs.plans.size());
+  int kept_as_runs = 0;
+  for (std::size_t i = 0; i < 3 && i < runs.plans.size(); ++i) {
+    const PlanResult &a = lists.plans[i], &b = runs.plans[i];
+    if (!a.fits) continue;
+    REQUIRE(a.placement.size() == static_cast<std::size_t>(a.strategy.gpus()));
+    CHECK(b.placement.empty());
+    const std::vector<PlacementRun> want = placement_runs(a.placement);
+    REQUIRE(b.placement_runs.size() == want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) {
+      CHECK(b.placement_runs[k].rank == want[k].rank);
+      CHECK(b.placement_runs[k].count() == want[k].count());
+      CHECK(b.placement_runs[k].last_device == want[k].last_device);
+    }
+    ++kept_as_runs;
+  }
+  CHECK(kept_as_runs >= 2);
+  REQUIRE(runs.placement);
+  CHECK(runs.placement->ranks.size() == lists.placement->ranks.size());
+  std::ostringstream x, y;
+  print_plan_json(x, lists);
+  print_plan_json(y, runs);
+  // The search's timing fields differ between two runs; everything else must not.
+  const auto scrub = [](std::string s) {
+    for (const char* key : {"\"search_seconds\": ", "\"evaluations_per_s_per_core\": "}) {
+      const std::size_t at = s.find(key);
+      if (at == std::string::npos) continue;
+      const std::size_t from = at + std::string(key).size();
+      s.erase(from, s.find_first_of(",\n}", from) - from);
+    }
+    return s;
+  };
+  CHECK(scrub(x.str()) == scrub(y.str()));
 }
 
 TEST_CASE("placement runs: a run list that does not place every rank once is refused") {
