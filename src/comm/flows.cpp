@@ -4,6 +4,7 @@
 // the transfer time is (most loaded link's weight × size) ÷ its achieved bandwidth.
 #include <algorithm>
 
+#include "comm/loads.hpp"
 #include "comm/pattern.hpp"
 #include "topoplan/error.hpp"
 
@@ -145,22 +146,29 @@ void tree_flows(const GroupInfo& g, std::vector<Flow>& out) {
   const int channels = g.nodes == 1 ? 1 : g.channels;
   const double w = 1.0 / channels;
   // Per channel: two flows per chain edge (n − nodes) and two per tree edge, two trees of
-  // nodes − 1 edges each (ring_flows says why it reserves).
-  out.reserve(out.size() + static_cast<std::size_t>(channels) *
-                               static_cast<std::size_t>(2 * (g.n - g.nodes) + 4 * g.nodes));
-  for (int c = 0; c < channels; ++c) {
-    std::vector<int> heads;
-    for (std::size_t k = 0; k < g.by_node.size(); ++k) {
+  // nodes − 1 edges each. Every channel's chain in a server visits the same GPUs from another
+  // start, so most chain pairs repeat in most channels: each server's are merged before the
+  // next server's are made (1.8 million flows were 550,000 pairs for 100,000 GPUs, and the set
+  // was held whole until evaluate_loads merged it). The trees' flows are reserved exactly
+  // (ring_flows says why).
+  std::vector<std::vector<int>> heads(static_cast<std::size_t>(channels));
+  for (std::size_t k = 0; k < g.by_node.size(); ++k) {
+    const std::size_t from = out.size();
+    for (int c = 0; c < channels; ++c) {
       // The intra-server chain starts at the GPU next to the channel's NIC (the head).
       const std::vector<int> chain = g.nodes == 1 ? g.by_node[0] : server_pass(g, k, c).seq;
       for (std::size_t i = 0; i + 1 < chain.size(); ++i) {
         out.push_back({chain[i + 1], chain[i], w});  // reduce towards the head
         out.push_back({chain[i], chain[i + 1], w});  // broadcast back down
       }
-      heads.push_back(chain.front());
+      heads[static_cast<std::size_t>(c)].push_back(chain.front());
     }
-    double_tree(heads, w, out);
+    // Chain pairs join GPUs of server k only, so all copies of each are in this stretch.
+    merge_stretch(out, from);
   }
+  out.reserve(out.size() +
+              static_cast<std::size_t>(channels) * 4 * static_cast<std::size_t>(g.nodes));
+  for (const std::vector<int>& h : heads) double_tree(h, w, out);
 }
 
 void nvls_flows(const Router& r, const GroupInfo& g, CollOp op, double efficiency,

@@ -58,28 +58,36 @@ bool direct_hops(const Router& router, int src, int dst, std::vector<DirLink>& h
 // its size and the (smaller) result are held: a bucketed copy of the flows was a sixth of the
 // command's peak. (An in-place American flag sort measured twice as slow: its swaps are a chain
 // of dependent cache misses.)
+bool by_pair(const Flow& a, const Flow& b) {
+  if (a.src != b.src) return a.src < b.src;
+  return a.dst != b.dst ? a.dst < b.dst : a.weight < b.weight;
+}
+
+bool same_pair(const Flow& a, const Flow& b) {
+  return a.src == b.src && a.dst == b.dst;
+}
+
+// flows[from, end) sorted and merged in place.
+void merge_tail(std::vector<Flow>& flows, std::size_t from) {
+  const auto first = flows.begin() + static_cast<std::ptrdiff_t>(from);
+  std::sort(first, flows.end(), by_pair);
+  std::size_t k = from;
+  for (std::size_t i = from; i < flows.size(); ++i) {
+    if (k > from && same_pair(flows[k - 1], flows[i]))
+      flows[k - 1].weight += flows[i].weight;
+    else
+      flows[k++] = flows[i];
+  }
+  flows.resize(k);
+}
+
 void merge(std::vector<Flow>& flows) {
-  const auto by_pair = [](const Flow& a, const Flow& b) {
-    if (a.src != b.src) return a.src < b.src;
-    return a.dst != b.dst ? a.dst < b.dst : a.weight < b.weight;
-  };
-  const auto same_pair = [](const Flow& a, const Flow& b) {
-    return a.src == b.src && a.dst == b.dst;
-  };
   // Bucketing clears one counter per device index up to the largest source, so small sets (a
   // TP group's few dozen flows with sources near 300,000) sort directly. The bound is a
   // choice, not a measurement: either way gives the same order.
   constexpr std::size_t kBucketFrom = 4096;
   if (flows.size() < kBucketFrom) {
-    std::sort(flows.begin(), flows.end(), by_pair);
-    std::size_t k = 0;
-    for (std::size_t i = 0; i < flows.size(); ++i) {
-      if (k > 0 && same_pair(flows[k - 1], flows[i]))
-        flows[k - 1].weight += flows[i].weight;
-      else
-        flows[k++] = flows[i];
-    }
-    flows.resize(k);
+    merge_tail(flows, 0);
     return;
   }
   thread_local std::vector<std::uint32_t> start;
@@ -112,6 +120,16 @@ void merge(std::vector<Flow>& flows) {
   flows.swap(merged);
 }
 
+}  // namespace
+
+void merge_stretch(std::vector<Flow>& flows, std::size_t from) {
+  if (from == 0)
+    merge(flows);
+  else
+    merge_tail(flows, from);
+}
+
+namespace {
 // The hops of flow src → dst (a direct hop, one NVSwitch, or the Router's path), folded into
 // `g`'s worst class and inter-server latency. `shortcut` is the buffer direct hops go to.
 const std::vector<DirLink>& flow_hops(const Router& router, int src, int dst, GroupLoad& g,

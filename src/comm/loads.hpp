@@ -23,6 +23,13 @@ double achieved_GBps(const Topology& t, DirLink d);
 // Takes the flows by value: each group's are merged in place (pass them with std::move).
 std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vector<Flow>> flows);
 
+// flows[from, end) merged as evaluate_loads merges a group's set: each (src, dst) pair once, in
+// (src, dst) order, equal pairs summed in ascending weight. A generator whose repeated pairs
+// each lie within one stretch (a server's chain in every channel) merges each stretch as it
+// goes, so the whole set is never held unmerged: evaluate_loads' merge then meets each such
+// pair once, already summed as it would have summed it.
+void merge_stretch(std::vector<Flow>& flows, std::size_t from);
+
 // evaluate_loads over one group alone.
 GroupLoad evaluate_group(const Router& router, std::vector<Flow> flows);
 

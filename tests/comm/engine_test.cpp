@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "comm/loads.hpp"
 #include "comm_test_util.hpp"
@@ -328,4 +330,50 @@ TEST_CASE("repeated pairs are summed the same whatever order the flows come in (
     CHECK(a.weight == doctest::Approx(sum));
     CHECK(a.us_per_byte == doctest::Approx(sum / (100 * 1e3)));
   }
+}
+
+TEST_CASE("a stretch merged early gives the sums merging the whole set gives (issue 32)") {
+  // Two stretches: the pair 1 → 2 only in the second, with three weights; merging the second
+  // alone, then the whole, sums it exactly as merging the whole once does (bit for bit).
+  const std::vector<comm::Flow> raw = {{5, 6, 0.3},  {1, 2, 0.7}, {9, 1, 1.0},
+                                       {1, 2, 1e-9}, {3, 4, 0.5}, {1, 2, 0.1}};
+  std::vector<comm::Flow> early = raw, once = raw;
+  comm::merge_stretch(early, 1);
+  CHECK(early.size() == 4);  // {5, 6} then the second stretch's three pairs
+  CHECK(early.front().src == 5);
+  comm::merge_stretch(early, 0);
+  comm::merge_stretch(once, 0);
+  REQUIRE(early.size() == once.size());
+  for (std::size_t i = 0; i < once.size(); ++i) {
+    CHECK(early[i].src == once[i].src);
+    CHECK(early[i].dst == once[i].dst);
+    CHECK(early[i].weight == once[i].weight);
+  }
+  // Ascending weight: 1e-9 + 0.1 + 0.7.
+  CHECK(once.front().src == 1);
+  CHECK(once.front().weight == (1e-9 + 0.1) + 0.7);
+}
+
+TEST_CASE("tree flows: every chain pair once, bytes conserved (issue 32)") {
+  // 16 hgx-h100-8 servers, one channel per NIC (8): each channel chains a server's 8 GPUs
+  // (7 edges, up and down, 1/8 of the buffer each) and runs two binary trees over the 16 heads
+  // (15 edges each, up and down, half of the channel's 1/8 each). Per byte of message, summed
+  // over channels: chains 16·14 = 224, trees 2·15·2·(1/2) = 30.
+  const Topology t = cluster("hgx-h100-8", 16);
+  const Router r(t);
+  const comm::GroupInfo g = comm::analyse_group(r, t.gpus(), true);
+  REQUIRE(g.channels == 8);
+  std::vector<comm::Flow> flows;
+  comm::tree_flows(g, flows);
+  double intra = 0, inter = 0;
+  std::set<std::pair<int, int>> intra_pairs;
+  for (const comm::Flow& f : flows) {
+    const bool same = t.device(f.src).node == t.device(f.dst).node;
+    (same ? intra : inter) += f.weight;
+    if (same) CHECK(intra_pairs.insert({f.src, f.dst}).second);  // each chain pair once
+  }
+  CHECK(intra == doctest::Approx(16 * 14));
+  CHECK(inter == doctest::Approx(30));
+  // A rotating chain uses all 8 edges of each server's cycle in both directions.
+  CHECK(intra_pairs.size() == 16 * 16);
 }
