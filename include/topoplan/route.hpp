@@ -40,6 +40,11 @@ class Router {
   Router& operator=(Router&&) noexcept;
 
   const Topology& topology() const;
+  // A router on the same topology with empty caches that shares this one's server and fabric
+  // indexes (immutable once built): what each thread of a search routes with, since a Router's
+  // caches are not thread-safe. Building the indexes again cost 30 ms and 10 MB per thread at
+  // 12,500 servers (issue 32).
+  Router worker() const;
 
   // Path between two devices (usually GPUs). Never throws for valid indices; cls == DIS when
   // unreachable.
@@ -87,6 +92,7 @@ class Router {
 
  private:
   struct Impl;
+  explicit Router(std::unique_ptr<Impl> impl);  // worker()
   std::unique_ptr<Impl> impl_;
 };
 

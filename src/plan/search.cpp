@@ -52,8 +52,9 @@ std::vector<Planner::Impl::Evaluated> Planner::Impl::evaluate_all(
   std::vector<std::thread> pool;
   for (int t = 1; t < threads; ++t)
     pool.emplace_back([&] {
-      // Router and Planner caches are not thread-safe: each thread routes on its own copy.
-      Router router_copy(router->topology());
+      // Router and Planner caches are not thread-safe: each thread routes on its own copy,
+      // which shares the router's immutable indexes.
+      Router router_copy = router->worker();
       SearchOptions one = search;
       one.threads = 1;
       one.progress = nullptr;

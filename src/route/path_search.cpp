@@ -96,9 +96,11 @@ class Search {
 
  private:
   int local(int dev) const { return scope_.slot_of ? (*scope_.slot_of)[dev] : dev; }
-  int device_at(int l) const { return scope_.members ? (*scope_.members)[l] : l; }
+  int device_at(int l) const {
+    return scope_.slot_of ? scope_.members[static_cast<std::size_t>(l)] : l;
+  }
   int states() const {
-    const std::size_t n = scope_.members ? scope_.members->size() : t_.device_count();
+    const std::size_t n = scope_.slot_of ? scope_.members.size() : t_.device_count();
     return static_cast<int>(n) * kModes;
   }
   bool is_target(int state) const {

@@ -2,6 +2,7 @@
 // highest bottleneck bandwidth, then fewest hops. Internal to the route module.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "topoplan/route.hpp"
@@ -11,7 +12,9 @@ namespace topoplan::route {
 // Which devices a search may visit. `members` lists them and `slot_of` maps a device index to
 // its position in `members` (-1 outside); both null means every device of the topology.
 struct SearchScope {
-  const std::vector<int>* members = nullptr;
+  // The devices searched (one server's) and each device's position among them; a scope with
+  // no slot_of searches the whole topology.
+  std::span<const int> members;
   const std::vector<int>* slot_of = nullptr;
   bool allow_network = false;  // may cross NICs and network switches (general fallback)
 };

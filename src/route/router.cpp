@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -31,11 +32,23 @@ bool closer(const Path& x, const Path& y) {
 }  // namespace
 
 struct Router::Impl {
-  explicit Impl(const Topology& t) : topo(t), servers(t), fabric(t) {}
+  explicit Impl(const Topology& t)
+      : Impl(t, std::make_shared<const route::ServerIndex>(t),
+             std::make_shared<const route::FabricIndex>(t)) {}
+  // Router::worker(): the indexes shared, every cache below empty.
+  Impl(const Topology& t, std::shared_ptr<const route::ServerIndex> s,
+       std::shared_ptr<const route::FabricIndex> f)
+      : topo(t),
+        shared_servers(std::move(s)),
+        shared_fabric(std::move(f)),
+        servers(*shared_servers),
+        fabric(*shared_fabric) {}
 
   const Topology& topo;
-  route::ServerIndex servers;
-  route::FabricIndex fabric;
+  std::shared_ptr<const route::ServerIndex> shared_servers;
+  std::shared_ptr<const route::FabricIndex> shared_fabric;
+  const route::ServerIndex& servers;
+  const route::FabricIndex& fabric;
   // Paths inside a template server, by (server, src, dst); references stay valid (node map).
   mutable std::unordered_map<std::uint64_t, Path> template_paths;
   mutable std::unordered_map<std::uint64_t, Path> paths;  // every path handed out, by (src, dst)
@@ -52,7 +65,7 @@ struct Router::Impl {
         it->second = std::move(*p);
       } else {
         const int g = servers.group(src);
-        route::SearchScope scope{&servers.members(g), &servers.slot_of(), false};
+        route::SearchScope scope{servers.members(g), &servers.slot_of(), false};
         it->second = route::best_path(topo, src, dst, scope);
       }
     }
@@ -175,8 +188,8 @@ struct Router::Impl {
   // was quadratic; one multi-target first pass gives every NIC's class, and only NICs at the
   // best class (or at PHB, which best_path may relabel P2C) go on to the full search.
   std::vector<char> nic_candidates(int gpu, int g, int plane) const {
-    const auto& members = servers.members(g);
-    route::SearchScope scope{&members, &servers.slot_of(), false};
+    const std::span<const int> members = servers.members(g);
+    route::SearchScope scope{members, &servers.slot_of(), false};
     const std::vector<PathClass> cls = route::min_classes_to_nics(topo, gpu, scope);
     auto eligible = [&](std::size_t i) {
       const int d = members[i];
@@ -246,7 +259,7 @@ struct Router::Impl {
         comp.push_back(a.device);
       }
     std::vector<std::pair<Path, int>> found;
-    const route::SearchScope scope{&comp, &local_slot, false};
+    const route::SearchScope scope{comp, &local_slot, false};
     for (int d : comp)
       if (topo.device(d).type == DeviceType::Nic && (plane < 0 || fabric.plane(d) == plane))
         found.emplace_back(route::best_path(topo, gpu, d, scope), d);
@@ -416,11 +429,17 @@ struct Router::Impl {
     if (gs >= 0 && gd >= 0) {
       if (auto p = structural(src, dst)) return *p;
     }
-    return route::best_path(topo, src, dst, route::SearchScope{nullptr, nullptr, true});
+    return route::best_path(topo, src, dst, route::SearchScope{{}, nullptr, true});
   }
 };
 
 Router::Router(const Topology& topology) : impl_(std::make_unique<Impl>(topology)) {}
+
+Router::Router(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Router Router::worker() const {
+  return Router(std::make_unique<Impl>(impl_->topo, impl_->shared_servers, impl_->shared_fabric));
+}
 Router::~Router() = default;
 Router::Router(Router&&) noexcept = default;
 Router& Router::operator=(Router&&) noexcept = default;

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <map>
+#include <memory>
+#include <vector>
 
 #include "route/route_helpers.hpp"
 #include "topoplan/error.hpp"
@@ -233,4 +235,27 @@ TEST_CASE("fabric_climb: -1 when one leaf-to-spine link differs from the others"
   t.add_link(slow);
   Router r(t);
   CHECK(r.fabric_climb(id(t, "n0/gpu0"), id(t, "n32/gpu0")) == -1);
+}
+
+TEST_CASE("a worker router routes as its parent does, and outlives it (issue 32)") {
+  ClusterOptions o;
+  o.nodes = 4;
+  const Topology t = load_topology("hgx-h100-8", o);
+  auto parent = std::make_unique<Router>(t);
+  std::vector<Path> want;
+  for (int a : t.gpus())
+    for (int b : t.gpus()) want.push_back(parent->path(a, b));
+  Router worker = parent->worker();
+  parent.reset();  // the shared indexes stay alive with the worker
+  std::size_t i = 0;
+  for (int a : t.gpus())
+    for (int b : t.gpus()) {
+      const Path& p = worker.path(a, b);
+      CHECK(p.hops == want[i].hops);
+      CHECK(p.cls == want[i].cls);
+      CHECK(p.bw_GBps == want[i].bw_GBps);
+      CHECK(worker.transient_path(a, b).hops == want[i].hops);
+      ++i;
+    }
+  CHECK(i == 32 * 32);
 }

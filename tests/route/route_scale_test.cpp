@@ -48,7 +48,7 @@ void check_same(const Path& a, const Path& b) {
 TEST_CASE("one NVSwitch: GPU -> switch -> GPU without a search, the same as the search") {
   Domain d = nvl_domain(6);
   Router r(d.t);
-  const route::SearchScope all{nullptr, nullptr, false};
+  const route::SearchScope all{{}, nullptr, false};
   for (int a : d.gpu)
     for (int b : d.gpu) {
       if (a == b) continue;
@@ -70,13 +70,13 @@ TEST_CASE("one NVSwitch and a direct NVLink: the shortcut steps aside, the direc
   CHECK(p.cls == PathClass::NVL);
   CHECK(p.bw_GBps == 1000);
   CHECK(p.hops.size() == 1);
-  check_same(p, route::best_path(d.t, d.gpu[0], d.gpu[1], {nullptr, nullptr, false}));
+  check_same(p, route::best_path(d.t, d.gpu[0], d.gpu[1], {{}, nullptr, false}));
 }
 
 TEST_CASE("NIC choice in an NVLink domain: the GPU's own NIC through its CPU, as the search says") {
   Domain d = nvl_domain(5);
   Router r(d.t);
-  const route::SearchScope all{nullptr, nullptr, false};
+  const route::SearchScope all{{}, nullptr, false};
   for (std::size_t i = 0; i < d.gpu.size(); ++i) {
     // gpu_i -C2C-> cpu_i -PCIe-> nic_i: P2C (PCIe behind a C2C CPU), min(450, 50) = 50 GB/s,
     // 0.2 + 0.5 = 0.7 us. Every other NIC needs an NVLink relay first: PXN, worse.
