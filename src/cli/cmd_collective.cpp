@@ -4,6 +4,7 @@
 #include <iostream>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
@@ -43,6 +44,8 @@ struct CollectiveArgs {
   CsvOption csv;  // --csv [FILE]
   std::string calibration;
   std::string chart;  // --chart FILE.svg|png|pdf
+  // --threads: candidate algorithms priced at once (the machine's hardware threads).
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
 
 int parse_int(const std::string& s, const std::string& flag) {
@@ -253,6 +256,8 @@ int run(const CollectiveArgs& a) {
   o.allow_nvls = !a.no_nvls;
   o.fabric_has_sharp = a.sharp;
   o.root = a.root;
+  if (a.threads < 1) throw InputError("--threads", "", "must be at least 1");
+  o.threads = a.threads;
   const bool rooted = op == CollOp::Broadcast || op == CollOp::Reduce || op == CollOp::Gather ||
                       op == CollOp::Scatter;
   if (a.root != 0 && !rooted)
@@ -372,6 +377,10 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_flag("--no-nvls", args->no_nvls, "disable NVLS / NVLSTree (NCCL_NVLS_ENABLE=0)");
   sub->add_flag("--sharp", args->sharp, "the fabric offers in-network reduction (enables CollNet)");
   sub->add_flag("--json", args->json, "JSON output with stable keys");
+  // No captured default: it is this machine's core count (see plan --threads).
+  sub->add_option("--threads", args->threads,
+                  "threads pricing candidate algorithms at once (default: the machine's hardware "
+                  "threads; the output is the same for any count)");
   add_csv_option(*sub, args->csv,
                  "one row per size (with --algo all: per size and algorithm/protocol)");
   add_example(*sub,

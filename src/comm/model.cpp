@@ -21,9 +21,6 @@ using comm::GroupInfo;
 using comm::GroupLoad;
 
 namespace {
-constexpr Algorithm kAlgos[] = {Algorithm::Ring,     Algorithm::Tree,    Algorithm::Nvls,
-                                Algorithm::NvlsTree, Algorithm::CollNet, Algorithm::Direct};
-constexpr Protocol kProtos[] = {Protocol::LL, Protocol::LL128, Protocol::Simple};
 
 std::vector<Flow> flows_for(const Router& r, Algorithm a, CollOp op, const GroupInfo& g, int root,
                             const NcclTuning& t) {
@@ -138,6 +135,43 @@ CollectiveModel::Impl::Pattern& CollectiveModel::Impl::cached(
   return *cached_ptr(op, root, groups, tag);
 }
 
+// The key of `a`'s loads in the analysis shared by every op on these groups: all-gather and
+// reduce-scatter rings send (n - 1)/n per ring edge alike, so they share one load.
+CollectiveModel::Impl::SharedKey CollectiveModel::Impl::shared_key(const Pattern& p, Algorithm a,
+                                                                   CollOp op, int root) {
+  const bool same_ring =
+      a == Algorithm::Ring && (op == CollOp::AllGather || op == CollOp::ReduceScatter);
+  return std::make_tuple(a, same_ring ? -1 : static_cast<int>(op), root, p.independent);
+}
+
+// Whether loads() answers without routing: known already, or a closed form applies.
+bool CollectiveModel::Impl::loads_ready(const Pattern& p, Algorithm a, CollOp op, int root,
+                                        bool fast) const {
+  if (p.loads.count(a) || p.shared->loads.count(shared_key(p, a, op, root))) return true;
+  if (!fast || p.shared->groups.size() != 1) return false;
+  const GroupInfo& g = p.shared->groups.front();
+  return comm::closed_form_load(router, g, a, op, tuning.nvls_efficiency[g.arch]).has_value();
+}
+
+// The engine's loads of `a` on router `r` (this model's, or a worker's on another thread): it
+// reads the pattern and writes nothing shared.
+std::vector<GroupLoad> CollectiveModel::Impl::compute_loads(const Router& r, const Pattern& p,
+                                                            Algorithm a, CollOp op,
+                                                            int root) const {
+  std::vector<std::vector<Flow>> flows;
+  for (const GroupInfo& g : p.shared->groups) flows.push_back(flows_for(r, a, op, g, root, tuning));
+  if (!p.independent) return comm::evaluate_loads(r, std::move(flows));
+  std::vector<GroupLoad> each;
+  for (auto& f : flows) each.push_back(comm::evaluate_group(r, std::move(f)));
+  return each;
+}
+
+const std::vector<GroupLoad>& CollectiveModel::Impl::store_loads(
+    Pattern& p, Algorithm a, CollOp op, int root, std::vector<GroupLoad> each) const {
+  p.shared->loads.emplace(shared_key(p, a, op, root), each);
+  return p.loads.emplace(a, std::move(each)).first->second;
+}
+
 const std::vector<GroupLoad>& CollectiveModel::Impl::loads(Pattern& p, Algorithm a, CollOp op,
                                                            int root, bool fast) const {
   auto it = p.loads.find(a);
@@ -147,25 +181,10 @@ const std::vector<GroupLoad>& CollectiveModel::Impl::loads(Pattern& p, Algorithm
     if (auto l = comm::closed_form_load(router, g, a, op, tuning.nvls_efficiency[g.arch]))
       return p.loads.emplace(a, std::vector<GroupLoad>{*l}).first->second;
   }
-  // All-gather and reduce-scatter rings send (n - 1)/n per ring edge alike: one load for both.
-  const bool same_ring =
-      a == Algorithm::Ring && (op == CollOp::AllGather || op == CollOp::ReduceScatter);
-  const auto shared_key =
-      std::make_tuple(a, same_ring ? -1 : static_cast<int>(op), root, p.independent);
   auto& known = p.shared->loads;
-  if (auto k = known.find(shared_key); k != known.end())
+  if (auto k = known.find(shared_key(p, a, op, root)); k != known.end())
     return p.loads.emplace(a, k->second).first->second;
-  std::vector<std::vector<Flow>> flows;
-  for (const GroupInfo& g : p.shared->groups)
-    flows.push_back(flows_for(router, a, op, g, root, tuning));
-  std::vector<GroupLoad> each;
-  if (!p.independent) {
-    each = comm::evaluate_loads(router, std::move(flows));
-  } else {
-    for (auto& f : flows) each.push_back(comm::evaluate_group(router, std::move(f)));
-  }
-  known.emplace(shared_key, each);
-  return p.loads.emplace(a, std::move(each)).first->second;
+  return store_loads(p, a, op, root, compute_loads(router, p, a, op, root));
 }
 
 const std::vector<int>& CollectiveModel::Impl::reps(Pattern& p, Algorithm a, CollOp op, int root,
@@ -242,91 +261,6 @@ CollectiveCost CollectiveModel::Impl::one(const GroupInfo& g, const GroupLoad& l
   c.bottleneck =
       describe(router.topology(), l, size, simple_alg > 0 ? alg / simple_alg : 1, c.time_us);
   return c;
-}
-
-// The candidates choose() may price: (algorithm, protocol) pairs the options and NCCL's rules
-// allow, in NCCL's ranking order, each with the least time it can take whatever its loads are.
-// `why_not` says why the last refused one was refused.
-std::vector<CollectiveModel::Impl::Candidate> CollectiveModel::Impl::candidates(
-    const Pattern& p, CollOp op, double size, const CollectiveOptions& o,
-    std::string& why_not) const {
-  std::vector<Candidate> out;
-  for (Algorithm a : kAlgos) {
-    if (o.algorithm != Algorithm::Auto && a != o.algorithm) continue;
-    if (a == Algorithm::Direct) {  // priced by all_to_all / send_recv
-      why_not =
-          "direct is the point-to-point algorithm of all-to-all, send-recv, gather and "
-          "scatter, not of " +
-          std::string(to_string(op));
-      continue;
-    }
-    std::string why;
-    for (int g : p.shared->info_reps)
-      if (why.empty()) why = comm::algorithm_unavailable(a, op, p.shared->groups[g], o, tuning);
-    if (!why.empty()) {
-      why_not = why;
-      continue;
-    }
-    for (Protocol pr : kProtos) {
-      if (o.protocol != Protocol::Auto && pr != o.protocol) continue;
-      bool ok = true;
-      for (int g : p.shared->info_reps)
-        ok = ok && comm::protocol_enabled(a, pr, p.shared->groups[g]);
-      if (!ok) {
-        why_not = std::string(to_string(pr)) + " is not enabled for " + std::string(to_string(a)) +
-                  " on this group (NCCL's rules)";
-        continue;
-      }
-      // one()'s time is latency + transfer, the transfer ≥ 0 and the latency non-decreasing in
-      // the routed inter-server latency (≥ 0): the latency at 0 bounds it from below. Groups of
-      // one class share their GroupInfo, so the class representatives give the set's bound.
-      double floor_us = 0;
-      for (int g : p.shared->info_reps) {
-        const GroupInfo& info = p.shared->groups[g];
-        if (info.n >= 2)
-          floor_us = std::max(floor_us, comm::latency_us(a, pr, op, info, size, 0, tuning));
-      }
-      out.push_back({a, pr, floor_us, static_cast<int>(out.size())});
-    }
-  }
-  return out;
-}
-
-// NCCL's choice: the fastest candidate, the first in ranking order among equals. Candidates are
-// priced in order of their floor and skipped once the floor alone loses: pricing routes every
-// flow of the algorithm (a ring over 100,000 GPUs is 900,000 flows, a sixth of `collective`
-// there, issue 32) and a ring's latency over that many ranks is already 100 ms.
-CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp op, double size,
-                                                            const CollectiveOptions& o,
-                                                            bool fast) const {
-  if (!(size >= 0) || !std::isfinite(size)) throw InputError("collective: size must be ≥ 0 bytes");
-  std::string why_not;
-  std::vector<Candidate> order = candidates(p, op, size, o, why_not);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Candidate& x, const Candidate& y) { return x.floor_us < y.floor_us; });
-  Choice best;
-  double best_time = std::numeric_limits<double>::infinity();
-  int best_rank = -1;
-  const auto beats = [&](double t, int rank) {
-    return t < best_time || (t == best_time && best_rank >= 0 && rank < best_rank);
-  };
-  for (const Candidate& k : order) {
-    if (!beats(k.floor_us, k.rank)) continue;
-    const auto& l = loads(p, k.algorithm, op, o.root, fast);
-    // Every member of a class has the same inputs, hence the same cost as its first member;
-    // reps are in group order, so the first maximum is the first slowest group overall.
-    Choice c{k.algorithm, k.protocol, -1, {}};
-    for (int g : reps(p, k.algorithm, op, o.root, fast)) {
-      CollectiveCost x = one(p.shared->groups[g], l[g], op, k.algorithm, k.protocol, size);
-      if (c.slowest < 0 || x.time_us > c.slowest_cost.time_us) c.slowest = g, c.slowest_cost = x;
-    }
-    const double worst = std::max(0.0, c.slowest_cost.time_us);
-    if (beats(worst, k.rank)) best_time = worst, best_rank = k.rank, best = std::move(c);
-  }
-  if (best.slowest < 0)
-    throw FieldError("algorithm/protocol",
-                     "cannot run " + std::string(to_string(op)) + ": " + why_not);
-  return best;
 }
 
 std::vector<CollectiveCost> CollectiveModel::Impl::price(Pattern& p, CollOp op, double size,

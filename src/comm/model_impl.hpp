@@ -170,20 +170,6 @@ struct CollectiveModel::Impl {
   std::shared_ptr<Pattern> cached_ptr(CollOp op, int root,
                                       const std::vector<std::vector<int>>& groups, int tag) const;
 
-  // Link loads of algorithm `a`; `fast` allows the closed form for symmetric groups.
-  const std::vector<comm::GroupLoad>& loads(Pattern& p, Algorithm a, CollOp op, int root,
-                                            bool fast) const;
-  const std::vector<int>& reps(Pattern& p, Algorithm a, CollOp op, int root, bool fast) const;
-  // Direct (p2p) transfers of every group at once, or each alone; weights[i] per byte.
-  std::vector<comm::GroupLoad> direct_loads(const Pattern& p,
-                                            const std::vector<TrafficMatrix>& w) const;
-  void add_direct(Pattern& p, const std::vector<TrafficMatrix>& w) const;
-  void add_uniform_direct(Pattern& p, CollOp op) const;  // uniform all-to-all or send/recv
-  CollectiveCost p2p(const comm::GroupInfo& g, const comm::GroupLoad& l, CollOp op, double size,
-                     double bytes_per_peer, const CollectiveOptions& o) const;
-  CollectiveCost p2p_of(const Pattern& p, int g, CollOp op, double size,
-                        const CollectiveOptions& o) const;
-
   // The (algorithm, protocol) whose slowest group is fastest, priced on one group per class.
   struct Choice {
     Algorithm algorithm = Algorithm::Ring;
@@ -197,6 +183,31 @@ struct CollectiveModel::Impl {
     double floor_us = 0;  // the least time it can take: its latency at no routed latency
     int rank = 0;         // NCCL's ranking order, which breaks ties
   };
+  // Link loads of algorithm `a`; `fast` allows the closed form for symmetric groups.
+  const std::vector<comm::GroupLoad>& loads(Pattern& p, Algorithm a, CollOp op, int root,
+                                            bool fast) const;
+  using SharedKey = std::tuple<Algorithm, int, int, bool>;
+  static SharedKey shared_key(const Pattern& p, Algorithm a, CollOp op, int root);
+  bool loads_ready(const Pattern& p, Algorithm a, CollOp op, int root, bool fast) const;
+  std::vector<comm::GroupLoad> compute_loads(const Router& r, const Pattern& p, Algorithm a,
+                                             CollOp op, int root) const;
+  const std::vector<comm::GroupLoad>& store_loads(Pattern& p, Algorithm a, CollOp op, int root,
+                                                  std::vector<comm::GroupLoad> each) const;
+  // With o.threads > 1: the loads of the first two candidate algorithms loads() would route
+  // (in order of their floors), the second on another thread.
+  void prefetch_loads(Pattern& p, const std::vector<Candidate>& order, CollOp op,
+                      const CollectiveOptions& o, bool fast) const;
+  const std::vector<int>& reps(Pattern& p, Algorithm a, CollOp op, int root, bool fast) const;
+  // Direct (p2p) transfers of every group at once, or each alone; weights[i] per byte.
+  std::vector<comm::GroupLoad> direct_loads(const Pattern& p,
+                                            const std::vector<TrafficMatrix>& w) const;
+  void add_direct(Pattern& p, const std::vector<TrafficMatrix>& w) const;
+  void add_uniform_direct(Pattern& p, CollOp op) const;  // uniform all-to-all or send/recv
+  CollectiveCost p2p(const comm::GroupInfo& g, const comm::GroupLoad& l, CollOp op, double size,
+                     double bytes_per_peer, const CollectiveOptions& o) const;
+  CollectiveCost p2p_of(const Pattern& p, int g, CollOp op, double size,
+                        const CollectiveOptions& o) const;
+
   std::vector<Candidate> candidates(const Pattern& p, CollOp op, double size,
                                     const CollectiveOptions& o, std::string& why_not) const;
   Choice choose(Pattern& p, CollOp op, double size, const CollectiveOptions& o, bool fast) const;

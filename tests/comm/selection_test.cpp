@@ -115,7 +115,8 @@ TEST_CASE("NVLS and NVLSTree need two or more GPUs of the group per server") {
 // choose() prices candidates in order of their latency floor and skips those whose floor already
 // loses; this must give the choice that pricing every candidate gives: the least time, the first
 // in NCCL's order (ring, tree, NVLS, NVLSTree, CollNet; LL, LL128, Simple) among equals. Small
-// sizes (latency-bound) and large ones, one server to 64, a PCIe server and an AMD one too.
+// sizes (latency-bound) and large ones, one server to 64, a PCIe server and an AMD one too;
+// with one thread and with two (CollectiveOptions::threads).
 TEST_CASE("the automatic choice is the fastest forced candidate at every size and scale") {
   const Algorithm algos[] = {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::NvlsTree,
                              Algorithm::CollNet};
@@ -152,6 +153,20 @@ TEST_CASE("the automatic choice is the fastest forced candidate at every size an
         CHECK(chosen.algorithm == pick.first);
         CHECK(chosen.protocol == pick.second);
         CHECK(chosen.time_us == best);
+        // A fresh model (nothing priced yet, so the floors decide what is priced), on one
+        // thread and on two (two algorithms priced at once), chooses the same, to the bit and
+        // the bottleneck link.
+        for (const int threads : {1, 2}) {
+          CAPTURE(threads);
+          CollectiveModel fresh(r);
+          CollectiveOptions o;
+          o.threads = threads;
+          const CollectiveCost again = fresh.cost(op, t.gpus(), size, o);
+          CHECK(again.algorithm == chosen.algorithm);
+          CHECK(again.protocol == chosen.protocol);
+          CHECK(again.time_us == chosen.time_us);
+          CHECK(again.bottleneck.dirlink == chosen.bottleneck.dirlink);
+        }
       }
   }
 }
