@@ -163,7 +163,8 @@ void fold_link(const Topology& t, DirLink d, double load, GroupLoad& g) {
 }
 }  // namespace
 
-std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vector<Flow>> flows) {
+std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
+                                      const FlowSource& flows_of) {
   const Topology& t = router.topology();
   // Dense per-DirLink accumulators, reused between calls on the same thread; `used` lists the
   // entries to clear, so a call costs O(flows × hops), not O(links). `used` holds every group's
@@ -177,12 +178,15 @@ std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vec
   const std::size_t dirlinks = 2 * t.link_count();
   if (load.size() < dirlinks) load.resize(dirlinks, 0.0), stamp.resize(dirlinks, 0);
   used.clear();
-  used_end.assign(flows.size(), 0);
-  std::vector<GroupLoad> out(flows.size());
-  for (std::size_t g = 0; g < flows.size(); ++g) {
+  used_end.assign(groups, 0);
+  std::vector<GroupLoad> out(groups);
+  std::vector<Flow> flows;
+  for (std::size_t g = 0; g < groups; ++g) {
     ++generation;
-    merge(flows[g]);
-    for (const Flow& f : flows[g]) {
+    flows.clear();
+    flows_of(g, flows);
+    merge(flows);
+    for (const Flow& f : flows) {
       for (DirLink d : flow_hops(router, f.src, f.dst, out[g], shortcut)) {
         const auto i = static_cast<std::size_t>(d);
         if (stamp[i] != generation) {
@@ -194,11 +198,29 @@ std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vec
     }
     used_end[g] = used.size();
   }
-  for (std::size_t g = 0, i = 0; g < flows.size(); ++g)
+  for (std::size_t g = 0, i = 0; g < groups; ++g)
     for (; i < used_end[g]; ++i)
       fold_link(t, used[i], load[static_cast<std::size_t>(used[i])], out[g]);
   for (DirLink d : used) load[static_cast<std::size_t>(d)] = 0;
   return out;
+}
+
+std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vector<Flow>> flows) {
+  return evaluate_loads(router, flows.size(), [&](std::size_t g, std::vector<Flow>& out) {
+    out.swap(flows[g]);
+    std::vector<Flow>().swap(flows[g]);
+  });
+}
+
+std::vector<GroupLoad> evaluate_each(const Router& router, std::size_t groups,
+                                     const FlowSource& flows_of) {
+  std::vector<GroupLoad> each;
+  each.reserve(groups);
+  for (std::size_t g = 0; g < groups; ++g)
+    each.push_back(evaluate_loads(router, 1, [&](std::size_t, std::vector<Flow>& out) {
+                     flows_of(g, out);
+                   }).front());
+  return each;
 }
 
 GroupLoad evaluate_group(const Router& router, std::vector<Flow> flows) {

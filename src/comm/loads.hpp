@@ -1,6 +1,8 @@
 // Link-load engine: route flows, sum bytes per directed link, find each group's bottleneck.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "comm/pattern.hpp"
@@ -22,6 +24,15 @@ double achieved_GBps(const Topology& t, DirLink d);
 // Evaluates groups that run at the same time: their flows load the same links.
 // Takes the flows by value: each group's are merged in place (pass them with std::move).
 std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vector<Flow>> flows);
+// The same, each group's flows made when its turn comes by flows_of(g, out) (out empty on
+// entry) and dropped once routed: only one group's are held, however many groups run (12,500
+// TP groups across servers held 40 MB of flows at once, issue 32).
+using FlowSource = std::function<void(std::size_t group, std::vector<Flow>& out)>;
+std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
+                                      const FlowSource& flows_of);
+// Each group alone (groups that do not run at the same time), made one at a time likewise.
+std::vector<GroupLoad> evaluate_each(const Router& router, std::size_t groups,
+                                     const FlowSource& flows_of);
 
 // flows[from, end) merged as evaluate_loads merges a group's set: each (src, dst) pair once, in
 // (src, dst) order, equal pairs summed in ascending weight. A generator whose repeated pairs

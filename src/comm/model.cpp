@@ -158,12 +158,11 @@ bool CollectiveModel::Impl::loads_ready(const Pattern& p, Algorithm a, CollOp op
 std::vector<GroupLoad> CollectiveModel::Impl::compute_loads(const Router& r, const Pattern& p,
                                                             Algorithm a, CollOp op,
                                                             int root) const {
-  std::vector<std::vector<Flow>> flows;
-  for (const GroupInfo& g : p.shared->groups) flows.push_back(flows_for(r, a, op, g, root, tuning));
-  if (!p.independent) return comm::evaluate_loads(r, std::move(flows));
-  std::vector<GroupLoad> each;
-  for (auto& f : flows) each.push_back(comm::evaluate_group(r, std::move(f)));
-  return each;
+  const comm::FlowSource flows_of = [&](std::size_t g, std::vector<Flow>& out) {
+    out = flows_for(r, a, op, p.shared->groups[g], root, tuning);
+  };
+  const std::size_t n = p.shared->groups.size();
+  return p.independent ? comm::evaluate_each(r, n, flows_of) : comm::evaluate_loads(r, n, flows_of);
 }
 
 const std::vector<GroupLoad>& CollectiveModel::Impl::store_loads(
@@ -202,13 +201,12 @@ const std::vector<int>& CollectiveModel::Impl::reps(Pattern& p, Algorithm a, Col
 
 std::vector<GroupLoad> CollectiveModel::Impl::direct_loads(
     const Pattern& p, const std::vector<TrafficMatrix>& w) const {
-  std::vector<std::vector<Flow>> flows(p.shared->groups.size());
-  for (std::size_t i = 0; i < p.shared->groups.size(); ++i)
-    comm::direct_flows(p.shared->groups[i], w[i], flows[i]);
-  if (!p.independent) return comm::evaluate_loads(router, std::move(flows));
-  std::vector<GroupLoad> each;
-  for (auto& f : flows) each.push_back(comm::evaluate_group(router, std::move(f)));
-  return each;
+  const comm::FlowSource flows_of = [&](std::size_t g, std::vector<Flow>& out) {
+    comm::direct_flows(p.shared->groups[g], w[g], out);
+  };
+  const std::size_t n = p.shared->groups.size();
+  return p.independent ? comm::evaluate_each(router, n, flows_of)
+                       : comm::evaluate_loads(router, n, flows_of);
 }
 
 void CollectiveModel::Impl::add_direct(Pattern& p, const std::vector<TrafficMatrix>& w) const {

@@ -377,3 +377,34 @@ TEST_CASE("tree flows: every chain pair once, bytes conserved (issue 32)") {
   // A rotating chain uses all 8 edges of each server's cycle in both directions.
   CHECK(intra_pairs.size() == 16 * 16);
 }
+
+TEST_CASE("groups whose flows are made one at a time load links as the whole set does (issue 32)") {
+  // Eight concurrent rings across 4 servers (GPU k of every server), given whole and made group
+  // by group: the same per-group loads, to the bit; and each alone as evaluate_group gives it.
+  const Topology t = cluster("hgx-h100-8", 4);
+  const Router r(t);
+  std::vector<std::vector<comm::Flow>> sets(8);
+  for (int k = 0; k < 8; ++k)
+    for (int s = 0; s < 4; ++s)
+      sets[static_cast<std::size_t>(k)].push_back(
+          {t.gpus()[static_cast<std::size_t>(8 * s + k)],
+           t.gpus()[static_cast<std::size_t>(8 * ((s + 1) % 4) + k)], 1.5});
+  const comm::FlowSource source = [&](std::size_t g, std::vector<comm::Flow>& out) {
+    out = sets[g];
+  };
+  const std::vector<comm::GroupLoad> whole = comm::evaluate_loads(r, sets);
+  const std::vector<comm::GroupLoad> made = comm::evaluate_loads(r, sets.size(), source);
+  const std::vector<comm::GroupLoad> each = comm::evaluate_each(r, sets.size(), source);
+  REQUIRE(made.size() == 8);
+  for (std::size_t g = 0; g < 8; ++g) {
+    CHECK(made[g].us_per_byte == whole[g].us_per_byte);
+    CHECK(made[g].bottleneck == whole[g].bottleneck);
+    CHECK(made[g].weight == whole[g].weight);
+    const comm::GroupLoad alone = comm::evaluate_group(r, sets[g]);
+    CHECK(each[g].us_per_byte == alone.us_per_byte);
+    CHECK(each[g].bottleneck == alone.bottleneck);
+  }
+  // Each ring puts 1.5 per byte on its rail; the rails are apart, so together or alone alike.
+  CHECK(whole[0].weight == doctest::Approx(1.5));
+  CHECK(each[0].us_per_byte == whole[0].us_per_byte);
+}
