@@ -14,28 +14,29 @@
 #include <vector>
 
 #include "topoplan/hardware.hpp"
+#include "topoplan/name.hpp"
 
 namespace topoplan {
 
 enum class DeviceType { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 std::string_view to_string(DeviceType type);
 
-// Fields are ordered to pack (80 bytes, not 88): a 100,000-GPU cluster holds 300,000 of them.
+// Fields are ordered to pack (56 bytes): a 100,000-GPU cluster holds 300,000 of them.
 struct Device {
-  std::string id;     // unique: "gpu3" in a server, "n12/gpu3" in a cluster, "leaf4", "spine0"
-  std::string model;  // catalog name for GPUs and NICs ("H20", "ConnectX-7"); free text otherwise
+  std::string id;  // unique: "gpu3" in a server, "n12/gpu3" in a cluster, "leaf4", "spine0"
+  Name model;      // catalog name for GPUs and NICs ("H20", "ConnectX-7"); free text otherwise
   DeviceType type = DeviceType::Gpu;
   int node = -1;         // server index 0..N-1; -1 for devices outside servers (fabric switches)
   int local_index = -1;  // index among devices of the same type in its node (gpu3 → 3)
   int tier = 0;          // network switches: 1 leaf, 2 spine, 3 core; 0 otherwise
 };
 
-// Fields are ordered to pack (72 bytes, not 80): a 100,000-GPU cluster holds 600,000 of them.
+// Fields are ordered to pack (48 bytes): a 100,000-GPU cluster holds 600,000 of them.
 struct Link {
   int a = -1, b = -1;  // device indices
   LinkKind kind = LinkKind::PCIe;
   int count = 1;            // bundled links or PCIe lanes
-  std::string type;         // catalog link type ("nvlink4", "pcie5", "upi", "ib-ndr400")
+  Name type;                // catalog link type ("nvlink4", "pcie5", "upi", "ib-ndr400")
   double bw_GBps = 0;       // nominal per direction for the whole bundle (= count × per-unit GBps)
   double efficiency = 1.0;  // achieved fraction of bw_GBps for bulk data (from the catalog)
   double latency_us = 0;

@@ -13,7 +13,7 @@ namespace {
 
 // "nvlink4 ×18" for a bundle, "ib-ndr400" for a single link.
 std::string link_label(const Link& l) {
-  return l.count > 1 ? l.type + " \u00d7" + std::to_string(l.count) : l.type;
+  return l.count > 1 ? l.type + " \u00d7" + std::to_string(l.count) : l.type.str();
 }
 
 // The narrowest hop of a path (first one on ties).

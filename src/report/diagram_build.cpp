@@ -359,7 +359,8 @@ struct Builder {
     for (std::size_t n = 0; n < d.nodes.size(); ++n) {
       DiagramNode& dn = d.nodes[n];
       const Device& dev = t.device(first[n]);
-      const std::string hw = dev.type == DeviceType::NetSwitch ? port_text(first[n]) : dev.model;
+      const std::string hw =
+          dev.type == DeviceType::NetSwitch ? port_text(first[n]) : dev.model.str();
       if (dn.key.rfind("compact", 0) == 0) {
         label_compact(dn, static_cast<int>(n), dev);
       } else if (dn.devices == 1) {

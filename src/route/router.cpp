@@ -494,7 +494,7 @@ bool Router::amd_cpu_server(int gpu) const {
     const int d = stack.back();
     stack.pop_back();
     const Device& dev = t.device(d);
-    if (dev.type == DeviceType::Cpu && dev.model.find("AMD") != std::string::npos) {
+    if (dev.type == DeviceType::Cpu && dev.model.str().find("AMD") != std::string::npos) {
       amd = true;
       break;
     }

@@ -33,7 +33,7 @@ std::string shape(const Topology& t) {
     Device d = t.device(static_cast<int>(i));
     if (d.type == DeviceType::PcieSwitch || d.type == DeviceType::Cpu ||
         d.type == DeviceType::NvSwitch)
-      d.model.clear();
+      d.model = "";
     copy.add_device(d);
   }
   for (std::size_t i = 0; i < t.link_count(); ++i) copy.add_link(t.link(static_cast<int>(i)));

@@ -184,7 +184,7 @@ GroupSummary summarize_every_pair(const Router& r, const std::vector<std::vector
         }
         s.bottleneck_link = narrowest ? (narrowest->count > 1 ? narrowest->type + " \u00d7" +
                                                                     std::to_string(narrowest->count)
-                                                              : narrowest->type)
+                                                              : narrowest->type.str())
                                       : "";
       }
   return s;
