@@ -119,7 +119,8 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
 // Two algorithms' loads at once, on two threads: at 12,500 servers NVLSTree's and the tree's
 // are 0.1 s each and neither one's floor excludes the other. The second thread routes on a
 // worker router (a Router's caches are not thread-safe) and writes nothing shared; its loads
-// are stored when it is done. The loads are the ones loads() makes, whichever thread made them.
+// are stored when it is done. The loads are the ones loads() makes, whichever thread made them,
+// and so are the errors: the first's reach the caller, the second's are left to loads().
 void CollectiveModel::Impl::prefetch_loads(Pattern& p, const std::vector<Candidate>& order,
                                            CollOp op, const CollectiveOptions& o, bool fast) const {
   if (o.threads < 2) return;
@@ -146,8 +147,9 @@ void CollectiveModel::Impl::prefetch_loads(Pattern& p, const std::vector<Candida
     throw;
   }
   other.join();
-  if (failed) std::rethrow_exception(failed);
-  store_loads(p, todo[1], op, o.root, std::move(second));
+  // A failure of the second (no route, ...) is not reported here: on one thread its floor may
+  // have spared it, and where it is priced, loads() meets the failure again.
+  if (!failed) store_loads(p, todo[1], op, o.root, std::move(second));
 }
 
 }  // namespace topoplan
