@@ -171,8 +171,11 @@ std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
   // links back to back (group g's from used_end[g - 1]); it and the shortcut buffer are reused
   // too: a call per pipeline pair or TP group otherwise allocated each of them.
   thread_local std::vector<double> load;
-  thread_local std::vector<int> stamp;
-  thread_local int generation = 0;
+  // The generation (group) that last touched each link: 16 bits, all cleared when the count
+  // wraps, so the two arrays are 10 bytes a directed link, not 12 (2.4 MB less a thread at
+  // 100,000 GPUs).
+  thread_local std::vector<std::uint16_t> stamp;
+  thread_local std::uint16_t generation = 0;
   thread_local std::vector<DirLink> used, shortcut;
   thread_local std::vector<std::size_t> used_end;
   const std::size_t dirlinks = 2 * t.link_count();
@@ -182,7 +185,10 @@ std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
   std::vector<GroupLoad> out(groups);
   std::vector<Flow> flows;
   for (std::size_t g = 0; g < groups; ++g) {
-    ++generation;
+    if (++generation == 0) {
+      std::fill(stamp.begin(), stamp.end(), std::uint16_t{0});
+      generation = 1;
+    }
     flows.clear();
     flows_of(g, flows);
     merge(flows);

@@ -408,3 +408,23 @@ TEST_CASE("groups whose flows are made one at a time load links as the whole set
   CHECK(whole[0].weight == doctest::Approx(1.5));
   CHECK(each[0].us_per_byte == whole[0].us_per_byte);
 }
+
+TEST_CASE("more concurrent groups than a 16-bit generation counts: none misses its links") {
+  // The per-link generation cycles through 65,535 values, so groups g and g + 65,535 of one call
+  // get the same one, and between them it wraps and every stamp is cleared. Groups 0 and 65,535
+  // send gpu0 → gpu1, every other group gpu1 → gpu0 (the opposite directed links): group 65,535
+  // must still fold its links, loaded by both of them (2 per byte). Without the clear, it found
+  // group 0's stamp equal to its own and folded nothing.
+  const Topology t = nvswitch_server(2, "H100-SXM", 100, 1.0);
+  const Router r(t);
+  constexpr std::size_t kGroups = 70000, kCycle = 65535;
+  const std::vector<comm::GroupLoad> loads =
+      comm::evaluate_loads(r, kGroups, [&](std::size_t g, std::vector<comm::Flow>& out) {
+        const bool forward = g == 0 || g == kCycle;
+        out.push_back({t.gpus()[forward ? 0 : 1], t.gpus()[forward ? 1 : 0], 1.0});
+      });
+  CHECK(loads[0].weight == 2.0);
+  CHECK(loads[kCycle].weight == 2.0);
+  CHECK(loads[1].weight == static_cast<double>(kGroups - 2));
+  CHECK(loads[kGroups - 1].weight == static_cast<double>(kGroups - 2));
+}
