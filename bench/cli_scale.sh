@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process cost of the commands issue 32 measures, at each cluster size given (default:
-# 2,048 and 12,500 servers of hgx-h100-8): wall seconds, peak memory (maximum resident set) and
+# 2,048 and 12,500 servers of hgx-h100-8): wall seconds, peak memory (maximum resident set, MiB:
+# GNU time reports KiB; earlier tables in bench/README.md labelled the same figure MB) and
 # bytes written, one row per command and size, each the median of REPEATS runs (default 3).
 # Usage: bench/cli_scale.sh [nodes...]   (TOPOPLAN=path/to/topoplan, REPEATS=n)
 # Needs GNU time (/usr/bin/time, Debian package `time`) for the peak memory.
@@ -11,7 +12,7 @@ repeats=${REPEATS:-3}
 command -v /usr/bin/time >/dev/null || { echo "bench/cli_scale.sh: needs /usr/bin/time" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '| command | nodes | wall s | peak MB | output MB |\n|---|---|---|---|---|\n'
+printf '| command | nodes | wall s | peak MiB | output MB |\n|---|---|---|---|---|\n'
 for nodes in "$@"; do
   for cmd in "plan --model deepseek-r1 --topology hgx-h100-8 --nodes $nodes --json --quiet" \
              "collective all-reduce --topology hgx-h100-8 --nodes $nodes --size 1GiB" \
