@@ -103,10 +103,11 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
     const double worst = std::max(0.0, c.slowest_cost.time_us);
     if (beats(worst, k.rank)) best_time = worst, best_rank = k.rank, best = std::move(c);
   };
-  // Which are ready is read once: pricing one protocol makes its algorithm's others ready.
+  // Which are known is read once: pricing one protocol makes its algorithm's others known.
+  // (A closed form is cheap to make, so it need not go first.)
   std::vector<char> ready(order.size());
   for (std::size_t i = 0; i < order.size(); ++i)
-    ready[i] = loads_ready(p, order[i].algorithm, op, o.root, fast) ? 1 : 0;
+    ready[i] = loads_known(p, order[i].algorithm, op, o.root) ? 1 : 0;
   for (const int pass : {1, 0})
     for (std::size_t i = 0; i < order.size(); ++i)
       if (ready[i] == pass && beats(order[i].floor_us, order[i].rank)) price(order[i]);

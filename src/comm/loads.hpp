@@ -25,8 +25,8 @@ double achieved_GBps(const Topology& t, DirLink d);
 // Takes the flows by value: each group's are merged in place (pass them with std::move).
 std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vector<Flow>> flows);
 // The same, each group's flows made when its turn comes by flows_of(g, out) (out empty on
-// entry) and dropped once routed: only one group's are held, however many groups run (12,500
-// TP groups across servers held 40 MB of flows at once, issue 32).
+// entry) and dropped once routed: only one group's are held, however many groups run (the
+// plan's contrast prices 12,500 TP groups at once on 100,000 GPUs, issue 32).
 using FlowSource = std::function<void(std::size_t group, std::vector<Flow>& out)>;
 std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
                                       const FlowSource& flows_of);

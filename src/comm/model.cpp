@@ -144,10 +144,16 @@ CollectiveModel::Impl::SharedKey CollectiveModel::Impl::shared_key(const Pattern
   return std::make_tuple(a, same_ring ? -1 : static_cast<int>(op), root, p.independent);
 }
 
-// Whether loads() answers without routing: known already, or a closed form applies.
+// Whether loads() has `a`'s loads already (this pattern's or the shared analysis'): a lookup,
+// no closed form tried, since choose() asks it of every candidate on every call.
+bool CollectiveModel::Impl::loads_known(const Pattern& p, Algorithm a, CollOp op, int root) const {
+  return p.loads.count(a) || p.shared->loads.count(shared_key(p, a, op, root));
+}
+
+// Whether loads() answers `a` without the engine: known, or a closed form applies.
 bool CollectiveModel::Impl::loads_ready(const Pattern& p, Algorithm a, CollOp op, int root,
                                         bool fast) const {
-  if (p.loads.count(a) || p.shared->loads.count(shared_key(p, a, op, root))) return true;
+  if (loads_known(p, a, op, root)) return true;
   if (!fast || p.shared->groups.size() != 1) return false;
   const GroupInfo& g = p.shared->groups.front();
   return comm::closed_form_load(router, g, a, op, tuning.nvls_efficiency[g.arch]).has_value();
@@ -158,9 +164,14 @@ bool CollectiveModel::Impl::loads_ready(const Pattern& p, Algorithm a, CollOp op
 std::vector<GroupLoad> CollectiveModel::Impl::compute_loads(const Router& r, const Pattern& p,
                                                             Algorithm a, CollOp op,
                                                             int root) const {
-  const comm::FlowSource flows_of = [&](std::size_t g, std::vector<Flow>& out) {
+  return evaluate_set(r, p, [&](std::size_t g, std::vector<Flow>& out) {
     out = flows_for(r, a, op, p.shared->groups[g], root, tuning);
-  };
+  });
+}
+
+// The pattern's groups on the engine: together (they run at once) or each alone.
+std::vector<GroupLoad> CollectiveModel::Impl::evaluate_set(const Router& r, const Pattern& p,
+                                                           const comm::FlowSource& flows_of) {
   const std::size_t n = p.shared->groups.size();
   return p.independent ? comm::evaluate_each(r, n, flows_of) : comm::evaluate_loads(r, n, flows_of);
 }
@@ -201,12 +212,9 @@ const std::vector<int>& CollectiveModel::Impl::reps(Pattern& p, Algorithm a, Col
 
 std::vector<GroupLoad> CollectiveModel::Impl::direct_loads(
     const Pattern& p, const std::vector<TrafficMatrix>& w) const {
-  const comm::FlowSource flows_of = [&](std::size_t g, std::vector<Flow>& out) {
+  return evaluate_set(router, p, [&](std::size_t g, std::vector<Flow>& out) {
     comm::direct_flows(p.shared->groups[g], w[g], out);
-  };
-  const std::size_t n = p.shared->groups.size();
-  return p.independent ? comm::evaluate_each(router, n, flows_of)
-                       : comm::evaluate_loads(router, n, flows_of);
+  });
 }
 
 void CollectiveModel::Impl::add_direct(Pattern& p, const std::vector<TrafficMatrix>& w) const {

@@ -27,7 +27,10 @@ struct GroupAnalysis {
   // Groups of identical shape (every scalar field of GroupInfo, which is all that the NCCL rules
   // and the latency/bandwidth model read): info_class[g] indexes info_reps, the first of each.
   std::vector<int> info_class, info_reps;
-  std::map<std::tuple<Algorithm, int, int, bool>, std::vector<GroupLoad>> loads;
+  // By (algorithm, op or -1 for the rings all-gather and reduce-scatter share, root,
+  // independent): CollectiveModel::Impl::shared_key.
+  using LoadKey = std::tuple<Algorithm, int, int, bool>;
+  std::map<LoadKey, std::vector<GroupLoad>> loads;
 };
 
 // One cached evaluation of an operation: the groups' analysis and, per algorithm, their link
@@ -186,9 +189,12 @@ struct CollectiveModel::Impl {
   // Link loads of algorithm `a`; `fast` allows the closed form for symmetric groups.
   const std::vector<comm::GroupLoad>& loads(Pattern& p, Algorithm a, CollOp op, int root,
                                             bool fast) const;
-  using SharedKey = std::tuple<Algorithm, int, int, bool>;
+  using SharedKey = comm::GroupAnalysis::LoadKey;
   static SharedKey shared_key(const Pattern& p, Algorithm a, CollOp op, int root);
+  bool loads_known(const Pattern& p, Algorithm a, CollOp op, int root) const;
   bool loads_ready(const Pattern& p, Algorithm a, CollOp op, int root, bool fast) const;
+  static std::vector<comm::GroupLoad> evaluate_set(const Router& r, const Pattern& p,
+                                                   const comm::FlowSource& flows_of);
   std::vector<comm::GroupLoad> compute_loads(const Router& r, const Pattern& p, Algorithm a,
                                              CollOp op, int root) const;
   const std::vector<comm::GroupLoad>& store_loads(Pattern& p, Algorithm a, CollOp op, int root,
