@@ -31,7 +31,9 @@ struct Device {
   int tier = 0;          // network switches: 1 leaf, 2 spine, 3 core; 0 otherwise
 };
 
-// Fields are ordered to pack (48 bytes): a 100,000-GPU cluster holds 600,000 of them.
+// A link as callers read it (48 bytes). The topology stores each link as its ends and the index
+// of its properties in a table of distinct {kind, count, type, bandwidth, efficiency, latency}
+// (detail::LinkRecord below) and Topology::link() assembles this value from the two.
 struct Link {
   int a = -1, b = -1;  // device indices
   LinkKind kind = LinkKind::PCIe;
@@ -41,6 +43,17 @@ struct Link {
   double efficiency = 1.0;  // achieved fraction of bw_GBps for bulk data (from the catalog)
   double latency_us = 0;
 };
+
+namespace detail {
+// How a topology stores a link (12 bytes): its ends and the index of its properties in the
+// topology's table of distinct ones. A generated 100,000-GPU cluster's 770,000 links share a
+// few dozen property sets, so storing each link whole (48 bytes) was 28 MB of repetition
+// (issue 32).
+struct LinkRecord {
+  int a = -1, b = -1;
+  int properties = 0;
+};
+}  // namespace detail
 
 using DirLink = int;
 inline int link_of(DirLink d) {
@@ -107,9 +120,14 @@ class Topology {
       out_of_range("device", index);
     return devices_[index];
   }
-  const Link& link(int index) const {
-    if (index < 0 || static_cast<std::size_t>(index) >= link_count_) out_of_range("link", index);
-    return links_[index];
+  // By value: assembled from the link's record and its property set (a `const Link&` bound to
+  // it keeps the value alive as before).
+  Link link(int index) const {
+    const detail::LinkRecord& r = record(index);
+    Link l = link_properties_[r.properties];
+    l.a = r.a;
+    l.b = r.b;
+    return l;
   }
   std::optional<int> find(const std::string& id) const;
 
@@ -121,14 +139,16 @@ class Topology {
 
   // Outgoing directed links of a device, in link-index order (valid until the topology changes).
   std::span<const Adjacent> neighbours(int device) const;
-  double bw_GBps(DirLink d) const { return link(link_of(d)).bw_GBps; }
+  double bw_GBps(DirLink d) const {
+    return link_properties_[record(link_of(d)).properties].bw_GBps;
+  }
   int from_device(DirLink d) const {
-    const Link& l = link(link_of(d));
-    return is_reverse(d) ? l.b : l.a;
+    const detail::LinkRecord& r = record(link_of(d));
+    return is_reverse(d) ? r.b : r.a;
   }
   int to_device(DirLink d) const {
-    const Link& l = link(link_of(d));
-    return is_reverse(d) ? l.a : l.b;
+    const detail::LinkRecord& r = record(link_of(d));
+    return is_reverse(d) ? r.a : r.b;
   }
 
   // The catalog the model and link names refer to: the built-in one, or the built-in one
@@ -156,11 +176,16 @@ class Topology {
  private:
   [[noreturn]] static void out_of_range(const char* what, int index);
   void refresh_views();  // after the Impl's vectors change
+  const detail::LinkRecord& record(int index) const {
+    if (index < 0 || static_cast<std::size_t>(index) >= link_count_) out_of_range("link", index);
+    return links_[index];
+  }
 
   struct Impl;
   std::unique_ptr<Impl> impl_;
   const Device* devices_ = nullptr;
-  const Link* links_ = nullptr;
+  const detail::LinkRecord* links_ = nullptr;
+  const Link* link_properties_ = nullptr;  // property sets; their ends are unused (-1)
   std::size_t device_count_ = 0, link_count_ = 0;
 };
 

@@ -30,6 +30,7 @@ Topology::Topology(Topology&& other) noexcept
       impl_(std::move(other.impl_)),
       devices_(std::exchange(other.devices_, nullptr)),
       links_(std::exchange(other.links_, nullptr)),
+      link_properties_(std::exchange(other.link_properties_, nullptr)),
       device_count_(std::exchange(other.device_count_, 0)),
       link_count_(std::exchange(other.link_count_, 0)) {}
 Topology& Topology::operator=(Topology&& other) noexcept {
@@ -40,6 +41,7 @@ Topology& Topology::operator=(Topology&& other) noexcept {
     impl_ = std::move(other.impl_);
     devices_ = std::exchange(other.devices_, nullptr);
     links_ = std::exchange(other.links_, nullptr);
+    link_properties_ = std::exchange(other.link_properties_, nullptr);
     device_count_ = std::exchange(other.device_count_, 0);
     link_count_ = std::exchange(other.link_count_, 0);
   }
@@ -58,6 +60,7 @@ void Topology::refresh_views() {
   device_count_ = impl_->devices.size();
   links_ = impl_->links.data();
   link_count_ = impl_->links.size();
+  link_properties_ = impl_->link_properties.sets().data();
 }
 
 void Topology::out_of_range(const char* what, int index) {
@@ -106,7 +109,7 @@ int Topology::add_link(Link l) {
   }
   const int index = static_cast<int>(impl_->links.size());
   impl_->adjacency.invalidate();
-  impl_->links.push_back(std::move(l));
+  impl_->links.push_back({l.a, l.b, impl_->link_properties.intern(l)});
   refresh_views();
   return index;
 }

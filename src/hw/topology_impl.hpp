@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -68,11 +71,11 @@ struct AdjacencyIndex {
     return *this;
   }
   void invalidate() { fresh.store(false, std::memory_order_relaxed); }
-  void build(std::size_t devices, const std::vector<Link>& links) {
+  void build(std::size_t devices, const std::vector<detail::LinkRecord>& links) {
     std::lock_guard<std::mutex> lock(mutex);
     if (fresh.load(std::memory_order_acquire)) return;
     offsets.assign(devices + 1, 0);
-    for (const Link& l : links) {
+    for (const detail::LinkRecord& l : links) {
       ++offsets[static_cast<std::size_t>(l.a) + 1];
       if (l.a != l.b) ++offsets[static_cast<std::size_t>(l.b) + 1];
     }
@@ -80,7 +83,7 @@ struct AdjacencyIndex {
     entries.resize(static_cast<std::size_t>(offsets[devices]));
     std::vector<int> next(offsets.begin(), offsets.end() - 1);
     for (std::size_t i = 0; i < links.size(); ++i) {
-      const Link& l = links[i];
+      const detail::LinkRecord& l = links[i];
       const int index = static_cast<int>(i);
       entries[static_cast<std::size_t>(next[static_cast<std::size_t>(l.a)]++)] = {2 * index, l.b};
       if (l.a != l.b)
@@ -91,13 +94,57 @@ struct AdjacencyIndex {
   }
 };
 
+// The distinct property sets of a topology's links ({kind, count, type, bandwidth, efficiency,
+// latency}; the ends left -1), each stored once and looked up by value when a link is added.
+class LinkProperties {
+ public:
+  int intern(const Link& l) {
+    Key key{l.kind,
+            l.count,
+            &l.type.str(),
+            std::bit_cast<std::uint64_t>(l.bw_GBps),
+            std::bit_cast<std::uint64_t>(l.efficiency),
+            std::bit_cast<std::uint64_t>(l.latency_us)};
+    auto [it, added] = index_.emplace(key, static_cast<int>(sets_.size()));
+    if (added) {
+      Link set = l;
+      set.a = set.b = -1;
+      sets_.push_back(set);
+    }
+    return it->second;
+  }
+  const std::vector<Link>& sets() const { return sets_; }
+
+ private:
+  // Names are interned, so the pooled string's address identifies the type; doubles by bits.
+  struct Key {
+    LinkKind kind;
+    int count;
+    const std::string* type;
+    std::uint64_t bw, efficiency, latency;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      std::size_t h = std::hash<const void*>{}(k.type);
+      for (std::uint64_t v : {static_cast<std::uint64_t>(k.kind),
+                              static_cast<std::uint64_t>(k.count), k.bw, k.efficiency, k.latency})
+        h = h * 1000003u ^ std::hash<std::uint64_t>{}(v);
+      return h;
+    }
+  };
+  std::vector<Link> sets_;
+  std::unordered_map<Key, int, KeyHash> index_;
+};
+
 // Devices, links and per-device adjacency in flat vectors. The Boost graph is built from them
 // where a graph algorithm runs (validate()'s connected components): kept beside them on every
 // topology it cost a list node and two out-edge entries per link, 60 MB and 1.5 million
 // allocations on a 100,000-GPU cluster that no algorithm walked (issue 32).
 struct Topology::Impl {
   std::vector<Device> devices;
-  std::vector<Link> links;
+  std::vector<detail::LinkRecord> links;
+  LinkProperties link_properties;
   mutable AdjacencyIndex adjacency;
   mutable IdIndex ids;
   std::vector<int> gpus;                    // kept sorted node-major then local_index

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <unordered_set>
 
 #include "topoplan/error.hpp"
@@ -16,12 +17,12 @@ std::string link_label(const Link& l) {
   return l.count > 1 ? l.type + " \u00d7" + std::to_string(l.count) : l.type.str();
 }
 
-// The narrowest hop of a path (first one on ties).
-const Link* narrowest_link(const Topology& topo, const Path& p) {
-  const Link* best = nullptr;
+// The narrowest hop of a path (first one on ties); nullopt for a path with no hops.
+std::optional<Link> narrowest_link(const Topology& topo, const Path& p) {
+  std::optional<Link> best;
   for (DirLink d : p.hops) {
-    const Link& l = topo.link(link_of(d));
-    if (best == nullptr || l.bw_GBps < best->bw_GBps) best = &l;
+    Link l = topo.link(link_of(d));
+    if (!best || l.bw_GBps < best->bw_GBps) best = l;
   }
   return best;
 }
@@ -85,7 +86,7 @@ GroupSummary summarize_group(const Router& router, std::string_view kind,
         if (any && !(p.bw_GBps < s.bottleneck_GBps)) continue;
         any = true;
         s.bottleneck_GBps = p.bw_GBps;
-        const Link* l = narrowest_link(topo, p);
+        const std::optional<Link> l = narrowest_link(topo, p);
         s.bottleneck_link = l ? link_label(*l) : "";
       }
     }

@@ -1,6 +1,7 @@
 #include "route/fabric_index.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace topoplan::route {
 
@@ -76,23 +77,24 @@ bool alike(const Link& x, const Link& y) {
 }  // namespace
 
 bool FabricIndex::check_uniform() const {
-  const Link* nic_link = nullptr;
+  // Topology::link() assembles a value, so the first link of each kind is kept by value.
+  std::optional<Link> nic_link;
   for (DirLink d : nic_up_) {
     if (d < 0) continue;
-    const Link& l = t_.link(link_of(d));
+    const Link l = t_.link(link_of(d));
     if (nic_link && !alike(*nic_link, l)) return false;
-    nic_link = &l;
+    nic_link = l;
   }
-  std::vector<const Link*> up_of_tier;
+  std::vector<std::optional<Link>> up_of_tier;
   for (const Switch& sw : switches_) {
     if (sw.up.empty()) continue;
     if (static_cast<std::size_t>(sw.tier) >= up_of_tier.size()) up_of_tier.resize(sw.tier + 1);
-    const Link*& first = up_of_tier[static_cast<std::size_t>(sw.tier)];
+    std::optional<Link>& first = up_of_tier[static_cast<std::size_t>(sw.tier)];
     const Switch& to0 = switches_[switch_of_[sw.up.front().device]];
     for (const Adjacent& a : sw.up) {
-      const Link& l = t_.link(link_of(a.out));
+      const Link l = t_.link(link_of(a.out));
       if (first && !alike(*first, l)) return false;
-      first = &l;
+      first = l;
       const Switch& to = switches_[switch_of_[a.device]];
       if (to.lo != to0.lo || to.hi != to0.hi) return false;
     }

@@ -32,7 +32,7 @@ int count_links(const Topology& t, const std::string& type) {
   return n;
 }
 
-const Link& link_between(const Topology& t, const std::string& a, const std::string& b) {
+Link link_between(const Topology& t, const std::string& a, const std::string& b) {
   for (std::size_t i = 0; i < t.link_count(); ++i) {
     const Link& l = t.link(static_cast<int>(i));
     const std::string x = t.device(l.a).id, y = t.device(l.b).id;

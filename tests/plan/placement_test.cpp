@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -177,10 +178,10 @@ GroupSummary summarize_every_pair(const Router& r, const std::vector<std::vector
         if (any && !(p.bw_GBps < s.bottleneck_GBps)) continue;
         any = true;
         s.bottleneck_GBps = p.bw_GBps;
-        const Link* narrowest = nullptr;
+        std::optional<Link> narrowest;
         for (DirLink d : p.hops) {
-          const Link& l = r.topology().link(link_of(d));
-          if (!narrowest || l.bw_GBps < narrowest->bw_GBps) narrowest = &l;
+          const Link l = r.topology().link(link_of(d));
+          if (!narrowest || l.bw_GBps < narrowest->bw_GBps) narrowest = l;
         }
         s.bottleneck_link = narrowest ? (narrowest->count > 1 ? narrowest->type + " \u00d7" +
                                                                     std::to_string(narrowest->count)
