@@ -6,11 +6,13 @@
 #include "cli/app.hpp"
 #include "cli/field_flags.hpp"
 #include "cli/keep_until_exit.hpp"
+#include "cli/malloc_policy.hpp"
 #include "cli/suggest.hpp"
 #include "topoplan/error.hpp"
 
 int main(int argc, char** argv) {
   topoplan::cli::process_exits_after_command = true;  // cli/keep_until_exit.hpp
+  topoplan::cli::set_malloc_policy();
   topoplan::cli::Action action;
   const std::unique_ptr<CLI::App> owned = topoplan::cli::make_app(action);
   CLI::App& app = *owned;

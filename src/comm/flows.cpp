@@ -187,6 +187,11 @@ void nvls_tree_flows(const Router& r, const GroupInfo& g, double efficiency,
                      std::vector<Flow>& out) {
   // Inside each server NVLS reduce-scatter + all-gather; between servers, local GPU k owns shard
   // k (1/m of the buffer) and runs a double binary tree with GPU k of every other server.
+  // Reserved up front (ring_flows says why): two flows per GPU and NVSwitch (as many switches
+  // as the first GPU has), four per tree edge.
+  const std::size_t switches = g.gpus.empty() ? 0 : nvswitches_of(r.topology(), g.gpus[0]).size();
+  out.reserve(out.size() + 2 * switches * static_cast<std::size_t>(g.n) +
+              4 * static_cast<std::size_t>(g.ppn) * g.by_node.size());
   for (const auto& node : g.by_node) {
     const double m = static_cast<double>(node.size());
     for (int gpu : node) switch_flows(r.topology(), gpu, 1 + 1 / m, 1 + 1 / m, efficiency, out);
