@@ -12,7 +12,6 @@
 
 int main(int argc, char** argv) {
   topoplan::cli::process_exits_after_command = true;  // cli/keep_until_exit.hpp
-  topoplan::cli::set_malloc_policy();
   topoplan::cli::Action action;
   const std::unique_ptr<CLI::App> owned = topoplan::cli::make_app(action);
   CLI::App& app = *owned;
@@ -25,6 +24,8 @@ int main(int argc, char** argv) {
               << "\nRun with --help for more information.\n";
     return 2;
   }
+  // Only `collective` gains from it; cli/malloc_policy.hpp says why.
+  if (app.got_subcommand("collective")) topoplan::cli::set_malloc_policy();
   try {
     const int rc = action ? action() : 0;
     // Standard output that could not be written (a full disk, /dev/full, a closed pipe) is a
