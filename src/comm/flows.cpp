@@ -25,15 +25,22 @@ struct ServerPass {
 ServerPass server_pass(const GroupInfo& g, std::size_t k, int c) {
   const auto& node = g.by_node[k];
   const int m = static_cast<int>(node.size());
-  std::vector<int> nics;  // distinct NICs in order of first use
+  // Distinct NICs in order of first use, in a buffer kept per thread: a tree over 100,000 GPUs
+  // asks this 100,000 times (every server, every channel).
+  thread_local std::vector<int> nics;
+  nics.clear();
   for (int nic : g.nic_of[k])
     if (std::find(nics.begin(), nics.end(), nic) == nics.end()) nics.push_back(nic);
   const int nic = nics[static_cast<std::size_t>(c) % nics.size()];
-  std::vector<int> on_nic;
-  for (int i = 0; i < m; ++i)
-    if (g.nic_of[k][static_cast<std::size_t>(i)] == nic) on_nic.push_back(i);
-  const int enter = on_nic.front(), leave = on_nic.back();
+  // The first and last GPU that use it.
+  int enter = -1, leave = -1;
+  for (int i = 0; i < m; ++i) {
+    if (g.nic_of[k][static_cast<std::size_t>(i)] != nic) continue;
+    if (enter < 0) enter = i;
+    leave = i;
+  }
   ServerPass p;
+  p.seq.reserve(static_cast<std::size_t>(m));
   p.seq.push_back(node[static_cast<std::size_t>(enter)]);
   for (int i = 1; i < m; ++i) {
     const int pos = (enter + i) % m;

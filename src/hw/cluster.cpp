@@ -126,12 +126,14 @@ class FabricBuilder {
 // make_cluster's sink: real switches and links in the topology.
 class TopologySink : public detail::FabricSink {
  public:
-  TopologySink(Topology& t, const LinkSpec& link) : t_(t), link_(link) {}
+  // The names are interned once here: per switch and per link they were hashed each time.
+  TopologySink(Topology& t, const LinkSpec& link)
+      : t_(t), link_(link), type_(link.name), model_("radix-64 " + link.name + " switch") {}
   int add_switch(const std::string& prefix, int tier, int index) override {
     Device d;
     d.id = prefix + detail::tier_name(tier) + std::to_string(index);
     d.type = DeviceType::NetSwitch;
-    d.model = "radix-64 " + link_.name + " switch";
+    d.model = model_;
     d.tier = tier;
     d.local_index = index;
     return t_.add_device(std::move(d));
@@ -141,7 +143,7 @@ class TopologySink : public detail::FabricSink {
     l.a = a;
     l.b = b;
     l.kind = link_.kind;
-    l.type = link_.name;
+    l.type = type_;
     l.count = count;
     l.bw_GBps = link_.GBps * count;
     l.efficiency = link_.efficiency;
@@ -152,6 +154,7 @@ class TopologySink : public detail::FabricSink {
  private:
   Topology& t_;
   const LinkSpec& link_;
+  Name type_, model_;
 };
 
 }  // namespace

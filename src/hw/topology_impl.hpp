@@ -99,19 +99,23 @@ struct AdjacencyIndex {
 class LinkProperties {
  public:
   int intern(const Link& l) {
-    Key key{l.kind,
-            l.count,
-            &l.type.str(),
-            std::bit_cast<std::uint64_t>(l.bw_GBps),
-            std::bit_cast<std::uint64_t>(l.efficiency),
-            std::bit_cast<std::uint64_t>(l.latency_us)};
+    const Key key{l.kind,
+                  l.count,
+                  &l.type.str(),
+                  std::bit_cast<std::uint64_t>(l.bw_GBps),
+                  std::bit_cast<std::uint64_t>(l.efficiency),
+                  std::bit_cast<std::uint64_t>(l.latency_us)};
+    // Links come in runs of one kind (a server's NVLink bundles, a fabric tier), so the last
+    // set is tried before hashing.
+    if (last_ >= 0 && key == last_key_) return last_;
     auto [it, added] = index_.emplace(key, static_cast<int>(sets_.size()));
     if (added) {
       Link set = l;
       set.a = set.b = -1;
       sets_.push_back(set);
     }
-    return it->second;
+    last_key_ = key;
+    return last_ = it->second;
   }
   const std::vector<Link>& sets() const { return sets_; }
 
@@ -135,6 +139,8 @@ class LinkProperties {
   };
   std::vector<Link> sets_;
   std::unordered_map<Key, int, KeyHash> index_;
+  Key last_key_{};
+  int last_ = -1;
 };
 
 // Devices, links and per-device adjacency in flat vectors. The Boost graph is built from them
