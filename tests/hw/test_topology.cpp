@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -69,6 +70,61 @@ TEST_CASE("directed links: forward is 2i, reverse 2i+1") {
   CHECK(t.from_device(2) == 2);
   CHECK(t.bw_GBps(3) == 32);
   CHECK(t.neighbours(2).size() == 2);
+}
+
+TEST_CASE("links read back whole: shared property sets keep every field apart (issue 32)") {
+  // Links are stored as ends + a shared property set; each field that tells sets apart is
+  // changed once between neighbours (the last set is tried before the hash) and in a later
+  // repeat (found through the hash), and every link must read back exactly as it was added.
+  Topology t;
+  for (int i = 0; i < 4; ++i) t.add_device(dev("d" + std::to_string(i), DeviceType::Gpu, 0, i));
+  std::vector<Link> added;
+  const auto add = [&](Link l) {
+    added.push_back(l);
+    t.add_link(std::move(l));
+  };
+  Link base = lnk(0, 1, 32);
+  base.count = 16;
+  base.efficiency = 0.8;
+  base.latency_us = 1.5;
+  base.kind = LinkKind::PCIe;
+  add(base);
+  Link other = base;
+  other.a = 1, other.b = 2;
+  add(other);  // same set, other ends
+  for (int field = 0; field < 6; ++field) {
+    Link l = base;
+    l.a = 2, l.b = 3;
+    if (field == 0) l.bw_GBps = 64;
+    if (field == 1) l.efficiency = 0.9;
+    if (field == 2) l.latency_us = 2.5;
+    if (field == 3) l.count = 8;
+    if (field == 4) l.type = "nvlink4";
+    if (field == 5) l.kind = LinkKind::NVLink;
+    add(l);
+    add(base);  // back to the first set: found through the hash, not the last one
+  }
+  REQUIRE(t.link_count() == added.size());
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    CAPTURE(i);
+    const Link l = t.link(static_cast<int>(i));
+    CHECK(l.a == added[i].a);
+    CHECK(l.b == added[i].b);
+    CHECK(l.kind == added[i].kind);
+    CHECK(l.count == added[i].count);
+    CHECK(l.type == added[i].type);
+    CHECK(l.bw_GBps == added[i].bw_GBps);
+    CHECK(l.efficiency == added[i].efficiency);
+    CHECK(l.latency_us == added[i].latency_us);
+    CHECK(t.bw_GBps(2 * static_cast<int>(i)) == added[i].bw_GBps);
+    CHECK(t.from_device(2 * static_cast<int>(i) + 1) == added[i].b);
+  }
+  // Copies and moves carry the records and the sets.
+  const Topology copy = t;
+  Topology moved = Topology(t);
+  for (const Topology* x : std::vector<const Topology*>{&copy, &moved})
+    for (std::size_t i = 0; i < added.size(); ++i)
+      CHECK(x->link(static_cast<int>(i)).latency_us == added[i].latency_us);
 }
 
 TEST_CASE("neighbours follow links added after a read, copies and threads see the same lists") {
