@@ -54,10 +54,10 @@ bool direct_hops(const Router& router, int src, int dst, std::vector<DirLink>& h
 // sets (1.8 million flows for a tree all-reduce over 100,000 GPUs, 550,000 pairs) are bucketed
 // by source first, a counting sort over device indices, so only each source's few destinations
 // are compared: a comparison sort was an eighth of `collective` there (issue 32). The sort moves
-// 4-byte indices and the merged pairs are written once, so besides the set only a quarter of
-// its size and the (smaller) result are held: a bucketed copy of the flows was a sixth of the
-// command's peak. (An in-place American flag sort measured twice as slow: its swaps are a chain
-// of dependent cache misses.)
+// 4-byte indices, so besides the set only a quarter of its size is held (a bucketed copy of the
+// flows was a sixth of the command's peak), and the engine reads the pairs through it without
+// writing them (for_each_pair). (An in-place American flag sort measured twice as slow: its
+// swaps are a chain of dependent cache misses.)
 bool by_pair(const Flow& a, const Flow& b) {
   if (a.src != b.src) return a.src < b.src;
   return a.dst != b.dst ? a.dst < b.dst : a.weight < b.weight;
@@ -108,11 +108,7 @@ std::vector<std::uint32_t> sorted_order(const std::vector<Flow>& flows) {
   return order;
 }
 
-// visit(pair) for each distinct (src, dst) pair of `flows`, in (src, dst) order, its copies
-// summed in ascending weight: what merge() leaves, without making it. A large set's pairs are
-// summed as they are read through the sorted index, so its merged copy (550,000 pairs beside
-// 600,000 flows for an NVLSTree all-reduce over 100,000 GPUs, 8.8 MB) is never held (issue 32).
-// A small set is merged in place and read.
+// visit(pair) for each run of equal (src, dst) pairs along `order`, its copies summed in order.
 template <class Visit>
 void visit_runs(const std::vector<Flow>& flows, const std::vector<std::uint32_t>& order,
                 Visit&& visit) {
@@ -124,6 +120,11 @@ void visit_runs(const std::vector<Flow>& flows, const std::vector<std::uint32_t>
   }
 }
 
+// visit(pair) for each distinct (src, dst) pair of `flows`, in (src, dst) order, its copies
+// summed in ascending weight: what merge() leaves, without making it. A large set's pairs are
+// summed as they are read through the sorted index, so its merged copy (550,000 pairs beside
+// 600,000 flows for an NVLSTree all-reduce over 100,000 GPUs, 8.8 MB) is never held (issue 32).
+// A small set is merged in place and read.
 template <class Visit>
 void for_each_pair(std::vector<Flow>& flows, Visit&& visit) {
   if (flows.size() < kBucketFrom) {
