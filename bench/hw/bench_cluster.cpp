@@ -48,8 +48,8 @@ Timing route_all(const Topology& t, const Router& router, int per_node, int node
       const int b = t.gpus()[static_cast<std::size_t>(((k + offset) % nodes) * per_node + r)];
       const Path& p = router.path(a, b);
       if (p.cls != PathClass::NET || !connected(t, p)) {
-        std::fprintf(stderr, "bad path %s -> %s (class %s)\n", t.device(a).id.c_str(),
-                     t.device(b).id.c_str(), std::string(to_string(p.cls)).c_str());
+        std::fprintf(stderr, "bad path %s -> %s (class %s)\n", t.device(a).id.str().c_str(),
+                     t.device(b).id.str().c_str(), std::string(to_string(p.cls)).c_str());
         std::exit(1);
       }
       ++out.paths;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "topoplan/device_id.hpp"
 #include "topoplan/hardware.hpp"
 #include "topoplan/name.hpp"
 
@@ -21,9 +22,9 @@ namespace topoplan {
 enum class DeviceType { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, NetSwitch };
 std::string_view to_string(DeviceType type);
 
-// Fields are ordered to pack (56 bytes): a 100,000-GPU cluster holds 300,000 of them.
+// Fields are ordered to pack (40 bytes): a 100,000-GPU cluster holds 300,000 of them.
 struct Device {
-  std::string id;  // unique: "gpu3" in a server, "n12/gpu3" in a cluster, "leaf4", "spine0"
+  DeviceId id;     // unique: "gpu3" in a server, "n12/gpu3" in a cluster, "leaf4", "spine0"
   Name model;      // catalog name for GPUs and NICs ("H20", "ConnectX-7"); free text otherwise
   DeviceType type = DeviceType::Gpu;
   int node = -1;         // server index 0..N-1; -1 for devices outside servers (fabric switches)
@@ -129,6 +130,9 @@ class Topology {
     l.b = r.b;
     return l;
   }
+  // A link's properties without its ends (the shared set; its a and b are -1): the per-hop
+  // readers of a field or two (latency, efficiency, kind) skip assembling a whole Link.
+  const Link& properties(int link) const { return link_properties_[record(link).properties]; }
   std::optional<int> find(const std::string& id) const;
 
   // GPU device indices, node-major then local_index (rank order of a default launch).

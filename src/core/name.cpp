@@ -25,7 +25,12 @@ const std::string* intern(std::string_view text) {
 }
 }  // namespace
 
-Name::Name() : Name(std::string_view()) {}
+// The empty text interned once: records default-construct their Names (a Device two), and each
+// paid the pool's lock and hash.
+Name::Name() {
+  static const std::string* const empty = intern({});
+  text_ = empty;
+}
 Name::Name(std::string_view text) : text_(intern(text)) {}
 
 std::ostream& operator<<(std::ostream& os, const Name& n) {

@@ -273,14 +273,9 @@ void copy_servers(const Topology& server, int first_node, int nodes, Topology& o
   const int E = static_cast<int>(server.link_count());
   for (int k = first_node; k < first_node + nodes; ++k) {
     const int base = static_cast<int>(out.device_count());
-    // Appended piecewise: GCC 12 at -O3 flags `"n" + std::to_string(k)` (string::replace inlined
-    // into operator+(const char*, string&&)) with a false-positive -Werror=restrict.
-    std::string prefix = "n";
-    prefix += std::to_string(k);
-    prefix += '/';
     for (std::size_t i = 0; i < server.device_count(); ++i) {
       Device d = server.device(static_cast<int>(i));
-      d.id.insert(0, prefix);
+      d.id = DeviceId::in_server(k, d.id);  // "n<k>/" + the template's id, no string made
       d.node = k;
       out.add_device(std::move(d));
     }
@@ -366,11 +361,10 @@ Topology server_of_node(const Topology& cluster, int node) {
   Topology server;
   server.set_catalog(cluster.shared_catalog());
   std::vector<int> index(cluster.device_count(), -1);
-  const std::string prefix = "n" + std::to_string(node) + "/";
   for (std::size_t i = 0; i < cluster.device_count(); ++i) {
     Device d = cluster.device(static_cast<int>(i));
     if (d.node != node) continue;
-    if (d.id.rfind(prefix, 0) == 0) d.id.erase(0, prefix.size());
+    if (d.id.server() == node) d.id = d.id.local();
     d.node = 0;
     index[i] = server.add_device(std::move(d));
   }

@@ -126,7 +126,7 @@ struct Router::Impl {
                 {a, in},
                 PathClass::NVL,
                 std::min(topo.bw_GBps(a), topo.bw_GBps(in)),
-                topo.link(link_of(a)).latency_us + topo.link(link_of(in)).latency_us};
+                topo.properties(link_of(a)).latency_us + topo.properties(link_of(in)).latency_us};
   }
 
   // Path inside one server, computed on its template and translated.
@@ -361,7 +361,7 @@ struct Router::Impl {
     if (!fabric.route(ns, nd, route::mix_hash(pair_key(src, dst)), p.hops)) return false;
     for (std::size_t i = first; i < p.hops.size(); ++i) {
       p.bw_GBps = std::min(p.bw_GBps, topo.bw_GBps(p.hops[i]));
-      p.latency_us += topo.link(link_of(p.hops[i])).latency_us;
+      p.latency_us += topo.properties(link_of(p.hops[i])).latency_us;
     }
     if (dst != nd && !append_intra(nd, dst, p)) return false;
     p.cls = PathClass::NET;

@@ -39,5 +39,7 @@ TEST_CASE("Name keeps the per-device and per-link records small") {
   // A pointer in place of a std::string each: the sizes issue 32 counts per record.
   CHECK(sizeof(Name) == sizeof(void*));
   CHECK(sizeof(topoplan::Link) == 48);
-  CHECK(sizeof(topoplan::Device) == sizeof(std::string) + 24);
+  // The id is a Name and a server number (topoplan/device_id.hpp), no string of its own.
+  CHECK(sizeof(topoplan::DeviceId) == 2 * sizeof(void*));
+  CHECK(sizeof(topoplan::Device) == 40);
 }

@@ -370,7 +370,8 @@ TEST_CASE("mixed clusters: groups in node order, one fabric, pools rebuilt alone
   // GPUs in node order: 2 x 8 H200 first, then 3 x 8 H20.
   CHECK(t.device(t.gpus()[15]).model == h200.device(h200.gpus()[0]).model);
   CHECK(t.device(t.gpus()[16]).model == "H20");
-  CHECK(t.device(t.gpus()[16]).id.rfind("n2/", 0) == 0);
+  CHECK(t.device(t.gpus()[16]).id.str().rfind("n2/", 0) == 0);
+  CHECK(t.device(t.gpus()[16]).id.server() == 2);
   REQUIRE(t.fabric.groups.size() == 2);
   CHECK(t.fabric.groups[1].server == "hgx-h20-8");
   CHECK(t.fabric.groups[1].nodes == 3);

@@ -57,7 +57,7 @@ TEST_CASE("HGX H100 sample imports to the same graph as the built-in hgx-h100-8"
       const Device& d = t.device(static_cast<int>(i));
       if (d.type == DeviceType::PcieSwitch || d.type == DeviceType::NvSwitch) {
         const std::size_t at = text.find(d.id + " " + std::string(to_string(d.type)) + " ");
-        const std::size_t model = at + d.id.size() + to_string(d.type).size() + 2;
+        const std::size_t model = at + d.id.str().size() + to_string(d.type).size() + 2;
         text.erase(model, text.find(' ', text.find(d.model, model) + d.model.size()) - model);
       }
     }

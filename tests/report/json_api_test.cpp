@@ -25,7 +25,7 @@ TEST_CASE("json api: an all-reduce on 8 x H20 as `collective --json` writes it")
   const json doc = json::parse(to_json(r));
   CHECK(doc["op"] == "all-reduce");
   CHECK(doc["ranks"] == 8);
-  CHECK(doc["devices"][7] == t.device(t.gpus()[7]).id);
+  CHECK(doc["devices"][7] == t.device(t.gpus()[7]).id.str());
   const json& res = doc["results"][0];
   CHECK(res["size_bytes"] == 1073741824);
   // fp32 (the report's default dtype): count = 2^30 B / 4 B.
