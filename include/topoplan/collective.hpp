@@ -102,8 +102,9 @@ struct CollectiveOptions {
   // or Ring (any n ≥ 2, nccl-tests' sendrecv_perf; `topoplan collective`'s default).
   SendRecvPattern send_recv = SendRecvPattern::Pair;
   double element_bytes = 4;  // for the "count" column only
-  // Threads pricing candidate algorithms at once (`collective --threads`); the answer does not
-  // depend on it. 1 where the caller runs threads of its own (the plan and training searches).
+  // Threads routing a large set's pairs (`collective --threads`; up to 3 are used, past that
+  // the thread adding up the loads is what waits); the answer does not depend on it. 1 where
+  // the caller runs threads of its own (the plan and training searches).
   int threads = 1;
 };
 

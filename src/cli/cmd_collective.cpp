@@ -43,7 +43,7 @@ struct CollectiveArgs {
   CsvOption csv;  // --csv [FILE]
   std::string calibration;
   std::string chart;  // --chart FILE.svg|png|pdf
-  // --threads: candidate algorithms priced at once (the machine's hardware threads).
+  // --threads: threads routing a large set's pairs (the machine's hardware threads).
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 };
 
@@ -398,8 +398,8 @@ void add_collective_command(CLI::App& app, Action& action) {
   sub->add_flag("--json", args->json, "JSON output with stable keys");
   // No captured default: it is this machine's core count (see plan --threads).
   sub->add_option("--threads", args->threads,
-                  "threads pricing candidate algorithms at once (default: the machine's hardware "
-                  "threads; the output is the same for any count)");
+                  "threads routing the pairs of a large set (up to 3 are used; default: the "
+                  "machine's hardware threads; the output is the same for any count)");
   add_csv_option(*sub, args->csv,
                  "one row per size (with --algo all: per size and algorithm/protocol)");
   add_example(*sub,

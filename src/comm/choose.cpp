@@ -2,10 +2,8 @@
 // least time each can take, and which are priced (docs/collective-model.md).
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <limits>
 #include <string>
-#include <thread>
 
 #include "comm/model_impl.hpp"
 #include "comm/nccl_rules.hpp"
@@ -81,10 +79,10 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
                                                             bool fast) const {
   if (!(size >= 0) || !std::isfinite(size)) throw InputError("collective: size must be ≥ 0 bytes");
   std::string why_not;
+  p.threads = o.threads;
   std::vector<Candidate> order = candidates(p, op, size, o, why_not);
   std::stable_sort(order.begin(), order.end(),
                    [](const Candidate& x, const Candidate& y) { return x.floor_us < y.floor_us; });
-  prefetch_loads(p, order, op, o, fast);
   Choice best;
   double best_time = std::numeric_limits<double>::infinity();
   int best_rank = -1;
@@ -115,42 +113,6 @@ CollectiveModel::Impl::Choice CollectiveModel::Impl::choose(Pattern& p, CollOp o
     throw FieldError("algorithm/protocol",
                      "cannot run " + std::string(to_string(op)) + ": " + why_not);
   return best;
-}
-
-// Two algorithms' loads at once, on two threads: at 12,500 servers NVLSTree's and the tree's
-// are 0.1 s each and neither one's floor excludes the other. The second thread routes on a
-// worker router (a Router's caches are not thread-safe) and writes nothing shared; its loads
-// are stored when it is done. The loads are the ones loads() makes, whichever thread made them,
-// and so are the errors: the first's reach the caller, the second's are left to loads().
-void CollectiveModel::Impl::prefetch_loads(Pattern& p, const std::vector<Candidate>& order,
-                                           CollOp op, const CollectiveOptions& o, bool fast) const {
-  if (o.threads < 2) return;
-  std::vector<Algorithm> todo;
-  for (const Candidate& k : order)
-    if (std::find(todo.begin(), todo.end(), k.algorithm) == todo.end() &&
-        !loads_ready(p, k.algorithm, op, o.root, fast))
-      todo.push_back(k.algorithm);
-  if (todo.size() < 2) return;
-  std::vector<GroupLoad> second;
-  std::exception_ptr failed;
-  std::thread other([&] {
-    try {
-      const Router worker = router.worker();
-      second = compute_loads(worker, p, todo[1], op, o.root);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-  });
-  try {
-    loads(p, todo[0], op, o.root, fast);
-  } catch (...) {
-    other.join();
-    throw;
-  }
-  other.join();
-  // A failure of the second (no route, ...) is not reported here: on one thread its floor may
-  // have spared it, and where it is priced, loads() meets the failure again.
-  if (!failed) store_loads(p, todo[1], op, o.root, std::move(second));
 }
 
 }  // namespace topoplan

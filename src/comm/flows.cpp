@@ -71,6 +71,65 @@ std::vector<std::pair<int, int>> ring_edges(const GroupInfo& g, int c) {
   return edges;
 }
 
+// A server's merged chain pairs over every channel, kept as positions in its GPU list, with
+// each channel's head: what tree_flows makes for every server of the same shape. The shape is
+// the number of GPUs and which of them share a NIC (all server_pass reads), and the positions
+// keep their order only where the GPU list ascends, so only such servers are taken. A
+// 100,000-GPU tree made and sorted 12,500 servers' chains one by one, an eighth of `collective`
+// there (issue 32); servers of one shape now cost a copy each.
+class ChainShape {
+ public:
+  bool matches(const GroupInfo& g, std::size_t k) {
+    return known_ && g.by_node[k].size() == pattern_.size() && ascending(g.by_node[k]) &&
+           nic_pattern(g, k) == pattern_;
+  }
+  // Learns server k's shape from its merged chain pairs out[from, end) and its heads (the last
+  // entry of each channel's list).
+  void learn(const GroupInfo& g, std::size_t k, const std::vector<Flow>& out, std::size_t from,
+             const std::vector<std::vector<int>>& heads) {
+    const std::vector<int>& node = g.by_node[k];
+    known_ = ascending(node);
+    if (!known_) return;
+    pattern_ = nic_pattern(g, k);
+    pairs_.clear();
+    for (std::size_t i = from; i < out.size(); ++i)
+      pairs_.push_back({position(node, out[i].src), position(node, out[i].dst), out[i].weight});
+    heads_.clear();
+    for (const std::vector<int>& h : heads) heads_.push_back(position(node, h.back()));
+  }
+  void emit(const GroupInfo& g, std::size_t k, std::vector<Flow>& out,
+            std::vector<std::vector<int>>& heads) const {
+    const std::vector<int>& node = g.by_node[k];
+    for (const Flow& f : pairs_)
+      out.push_back(
+          {node[static_cast<std::size_t>(f.src)], node[static_cast<std::size_t>(f.dst)], f.weight});
+    for (std::size_t c = 0; c < heads.size(); ++c)
+      heads[c].push_back(node[static_cast<std::size_t>(heads_[c])]);
+  }
+
+ private:
+  static bool ascending(const std::vector<int>& node) {
+    return std::is_sorted(node.begin(), node.end()) &&
+           std::adjacent_find(node.begin(), node.end()) == node.end();
+  }
+  // Each GPU's NIC as the index of that NIC's first user.
+  static std::vector<int> nic_pattern(const GroupInfo& g, std::size_t k) {
+    const std::vector<int>& nic = g.nic_of[k];
+    std::vector<int> p(nic.size());
+    for (std::size_t i = 0; i < nic.size(); ++i)
+      p[i] = static_cast<int>(std::find(nic.begin(), nic.end(), nic[i]) - nic.begin());
+    return p;
+  }
+  static int position(const std::vector<int>& node, int device) {
+    return static_cast<int>(std::lower_bound(node.begin(), node.end(), device) - node.begin());
+  }
+
+  bool known_ = false;
+  std::vector<int> pattern_;
+  std::vector<Flow> pairs_;  // src and dst are positions in the server's GPU list
+  std::vector<int> heads_;
+};
+
 // Parent of position r in an in-order binary tree over n positions (-1 for the root, 0): r's
 // lowest set bit b says its level; the parent is r with that bit cleared and the next one set,
 // or just cleared when that falls off the end. Neighbouring positions are linked at the low
@@ -148,7 +207,7 @@ void chain_flows(const GroupInfo& g, int root, std::vector<Flow>& out) {
       if (b != root_dev) out.push_back({a, b, 1.0 / channels});
 }
 
-void tree_flows(const GroupInfo& g, std::vector<Flow>& out) {
+void tree_flows(const GroupInfo& g, std::vector<Flow>& out, bool reuse_server_shapes) {
   if (g.n < 2) return;
   const int channels = g.nodes == 1 ? 1 : g.channels;
   const double w = 1.0 / channels;
@@ -157,10 +216,18 @@ void tree_flows(const GroupInfo& g, std::vector<Flow>& out) {
   // start, so most chain pairs repeat in most channels: each server's are merged before the
   // next server's are made (1.8 million flows were 550,000 pairs for 100,000 GPUs, and the set
   // was held whole until evaluate_loads merged it). The trees' flows are reserved exactly
-  // (ring_flows says why).
+  // (ring_flows says why), and so are the chains' once the first server's are known: servers
+  // alike merge to as many pairs each (a doubled vector held 1.5 times the chains' set).
   std::vector<std::vector<int>> heads(static_cast<std::size_t>(channels));
+  const std::size_t tree_flows_count =
+      static_cast<std::size_t>(channels) * 4 * static_cast<std::size_t>(g.nodes);
+  ChainShape shape;
   for (std::size_t k = 0; k < g.by_node.size(); ++k) {
     const std::size_t from = out.size();
+    if (reuse_server_shapes && g.nodes > 1 && shape.matches(g, k)) {
+      shape.emit(g, k, out, heads);
+      continue;
+    }
     for (int c = 0; c < channels; ++c) {
       // The intra-server chain starts at the GPU next to the channel's NIC (the head).
       const std::vector<int> chain = g.nodes == 1 ? g.by_node[0] : server_pass(g, k, c).seq;
@@ -172,9 +239,10 @@ void tree_flows(const GroupInfo& g, std::vector<Flow>& out) {
     }
     // Chain pairs join GPUs of server k only, so all copies of each are in this stretch.
     merge_stretch(out, from);
+    if (k == 0) out.reserve(from + (out.size() - from) * g.by_node.size() + tree_flows_count);
+    if (g.nodes > 1) shape.learn(g, k, out, from, heads);
   }
-  out.reserve(out.size() +
-              static_cast<std::size_t>(channels) * 4 * static_cast<std::size_t>(g.nodes));
+  out.reserve(out.size() + tree_flows_count);
   for (const std::vector<int>& h : heads) double_tree(h, w, out);
 }
 

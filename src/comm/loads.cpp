@@ -3,51 +3,20 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+
+#include "comm/pair_hops.hpp"
 
 #include "topoplan/error.hpp"
 
 namespace topoplan::comm {
 
 double achieved_GBps(const Topology& t, DirLink d) {
-  const Link& l = t.link(link_of(d));
+  const Link& l = t.properties(link_of(d));
   return l.bw_GBps * (l.efficiency > 0 ? l.efficiency : 1.0);
 }
 
 namespace {
-// The widest of the links from `src` to its neighbour `dst`, or -1 when they are not neighbours.
-// Scans the end with fewer neighbours: an NVSwitch of a 20,000-GPU domain has 20,000, and every
-// switch -> GPU hop scanned them all. Both ends list the pair's links in the same (link index)
-// order, so the first widest one is the same link either way.
-DirLink widest_link(const Topology& t, int src, int dst) {
-  const bool from_dst = t.neighbours(dst).size() < t.neighbours(src).size();
-  DirLink best = -1;
-  for (const Adjacent& a : t.neighbours(from_dst ? dst : src)) {
-    if (a.device != (from_dst ? src : dst)) continue;
-    const DirLink out = from_dst ? a.out ^ 1 : a.out;  // the same link, src -> dst
-    if (best < 0 || t.bw_GBps(out) > t.bw_GBps(best)) best = out;
-  }
-  return best;
-}
-
-// Hops that need no search: a flow to a direct neighbour takes the widest link to it, and two
-// GPUs on the same (single) NVSwitch vertex go GPU → switch → GPU, which is NCCL's best path
-// class (NVL) with the fewest hops. Returns false when the Router must decide.
-bool direct_hops(const Router& router, int src, int dst, std::vector<DirLink>& hops) {
-  const Topology& t = router.topology();
-  hops.clear();
-  if (const DirLink best = widest_link(t, src, dst); best >= 0) {
-    hops.push_back(best);
-    return true;
-  }
-  if (t.device(src).type != DeviceType::Gpu || t.device(dst).type != DeviceType::Gpu) return false;
-  const int sw = router.sole_nvswitch(src);
-  if (sw < 0 || router.sole_nvswitch(dst) != sw) return false;
-  // sole_nvswitch() is a neighbour of both GPUs, so both links exist.
-  hops.push_back(widest_link(t, src, sw));
-  hops.push_back(widest_link(t, sw, dst));
-  return true;
-}
-
 // Flows with the same endpoints merged (rings and trees repeat most intra-server pairs across
 // channels), so each distinct pair is routed once, in (src, dst) order. Equal pairs are summed
 // in ascending weight, an order that does not depend on how the generator listed them. Large
@@ -70,7 +39,9 @@ bool same_pair(const Flow& a, const Flow& b) {
 // flows[from, end) sorted and merged in place.
 void merge_tail(std::vector<Flow>& flows, std::size_t from) {
   const auto first = flows.begin() + static_cast<std::ptrdiff_t>(from);
-  std::sort(first, flows.end(), by_pair);
+  // A lambda, not the function's address: std::sort inlines it (by_pair called through a
+  // pointer was a twentieth of a tree all-reduce over 100,000 GPUs, issue 32).
+  std::sort(first, flows.end(), [](const Flow& a, const Flow& b) { return by_pair(a, b); });
   std::size_t k = from;
   for (std::size_t i = from; i < flows.size(); ++i) {
     if (k > from && same_pair(flows[k - 1], flows[i]))
@@ -160,24 +131,6 @@ void merge_stretch(std::vector<Flow>& flows, std::size_t from) {
 }
 
 namespace {
-// The hops of flow src → dst (a direct hop, one NVSwitch, or the Router's path), folded into
-// `g`'s worst class and inter-server latency. `shortcut` is the buffer direct hops go to.
-const std::vector<DirLink>& flow_hops(const Router& router, int src, int dst, GroupLoad& g,
-                                      std::vector<DirLink>& shortcut) {
-  const Topology& t = router.topology();
-  if (direct_hops(router, src, dst, shortcut)) {
-    g.worst_class = std::max(g.worst_class, PathClass::NVL);
-    return shortcut;
-  }
-  const Path& p = router.transient_path(src, dst);
-  if (p.cls == PathClass::DIS)
-    throw InputError("collective: no route from " + t.device(src).id + " to " + t.device(dst).id);
-  g.worst_class = std::max(g.worst_class, p.cls);
-  if (t.device(src).node != t.device(dst).node)
-    g.inter_latency_us = std::max(g.inter_latency_us, p.latency_us);
-  return p.hops;
-}
-
 // Folds link d carrying `load` per byte into g's bottleneck (the first maximum wins).
 void fold_link(const Topology& t, DirLink d, double load, GroupLoad& g) {
   const double bw = achieved_GBps(t, d);
@@ -193,8 +146,104 @@ void fold_link(const Topology& t, DirLink d, double load, GroupLoad& g) {
 }
 }  // namespace
 
+namespace {
+// Several threads route a set of at least kSplitFrom flows, kChunkPairs pairs at a time; below
+// it a helper's start and hand-offs are not worth it. These are choices, not measurements; the
+// answer is the same for any of them.
+constexpr std::size_t kSplitFrom = 65536;
+constexpr std::size_t kChunkPairs = 4096;
+// The calling thread adds every pair's hops to the loads (callgrind: about 0.4 of what routing
+// a pair costs), so it routes a smaller share of each chunk than a helper: 0.3 beside one
+// helper balances the two, and past two helpers the calling thread's adding is what waits.
+constexpr int kMaxHelpers = 2;
+
+// Routes a group's pairs, met in (src, dst) order, on the calling thread and `helpers`, and
+// adds each pair's hops in that order. A chunk's first share is the calling thread's, the rest
+// is cut between the helpers; the helpers route chunk k + 1 while the calling thread adds the
+// hops they found in chunk k.
+template <class AddPair, class Add>
+class SplitRouting {
+ public:
+  SplitRouting(const std::vector<std::unique_ptr<PairRouter>>& helpers, GroupLoad& g,
+               AddPair& add_pair, Add& add)
+      : helpers_(helpers), g_(g), add_pair_(add_pair), add_(add) {
+    for (auto& c : chunks_) c.reserve(kChunkPairs);
+  }
+  // Lets the helpers finish what they were given before the chunks go (routing threw).
+  ~SplitRouting() {
+    for (const auto& h : helpers_) h->drain();
+  }
+  SplitRouting(const SplitRouting&) = delete;
+  SplitRouting& operator=(const SplitRouting&) = delete;
+
+  void push(const Flow& f) {
+    chunks_[cur_].push_back(f);
+    if (chunks_[cur_].size() == kChunkPairs) flush();
+  }
+
+  // Routes what is gathered and adds the last chunk's hops.
+  void finish() {
+    flush();
+    if (pending_) add_helpers(1 - cur_);
+    pending_ = false;
+  }
+
+ private:
+  void flush() {
+    std::vector<Flow>& chunk = chunks_[cur_];
+    if (chunk.empty()) return;
+    const std::size_t n = chunk.size(), k = helpers_.size();
+    own_[cur_] = n * 3 / (10 * k * k);
+    const std::size_t each = (n - own_[cur_] + k - 1) / k;
+    for (std::size_t h = 0, begin = own_[cur_]; h < k; ++h, begin += each) {
+      const std::size_t from = std::min(begin, n);
+      helpers_[h]->start(chunk.data() + from, std::min(each, n - from));
+    }
+    if (pending_) add_helpers(1 - cur_);
+    for (std::size_t i = 0; i < own_[cur_]; ++i) add_pair_(chunk[i]);
+    pending_ = true;
+    cur_ = 1 - cur_;
+    chunks_[cur_].clear();
+  }
+
+  // The helpers' hops of chunk c (the previous one), in pair order.
+  void add_helpers(int c) {
+    const std::vector<Flow>& chunk = chunks_[c];
+    const std::size_t first = own_[c];
+    const std::size_t k = helpers_.size(), each = (chunk.size() - first + k - 1) / k;
+    for (std::size_t h = 0, begin = first; h < k; ++h, begin += each) {
+      const PairRouter::Routed& r = helpers_[h]->wait();
+      g_.worst_class = std::max(g_.worst_class, r.classes.worst_class);
+      g_.inter_latency_us = std::max(g_.inter_latency_us, r.classes.inter_latency_us);
+      for (std::size_t i = 0, from = 0; i < r.ends.size(); from = r.ends[i++])
+        for (std::size_t j = from; j < r.ends[i]; ++j) add_(r.hops[j], chunk[begin + i].weight);
+      if (r.error) std::rethrow_exception(r.error);
+    }
+  }
+
+  const std::vector<std::unique_ptr<PairRouter>>& helpers_;
+  GroupLoad& g_;
+  AddPair& add_pair_;
+  Add& add_;
+  std::vector<Flow> chunks_[2];
+  std::size_t own_[2] = {0, 0};
+  int cur_ = 0;
+  bool pending_ = false;
+};
+
+// Clears the loads a call added, also when routing throws: the arrays are the thread's and the
+// next call expects them zero.
+struct ClearLoads {
+  std::vector<double>& load;
+  const std::vector<DirLink>& used;
+  ~ClearLoads() {
+    for (DirLink d : used) load[static_cast<std::size_t>(d)] = 0;
+  }
+};
+}  // namespace
+
 std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
-                                      const FlowSource& flows_of) {
+                                      const FlowSource& flows_of, int threads) {
   const Topology& t = router.topology();
   // Dense per-DirLink accumulators, reused between calls on the same thread; `used` lists the
   // entries to clear, so a call costs O(flows × hops), not O(links). `used` holds every group's
@@ -214,6 +263,8 @@ std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
   used_end.assign(groups, 0);
   std::vector<GroupLoad> out(groups);
   std::vector<Flow> flows;
+  std::vector<std::unique_ptr<PairRouter>> helpers;  // made for the first set large enough
+  const ClearLoads clear{load, used};
   for (std::size_t g = 0; g < groups; ++g) {
     if (++generation == 0) {
       std::fill(stamp.begin(), stamp.end(), std::uint16_t{0});
@@ -221,22 +272,31 @@ std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
     }
     flows.clear();
     flows_of(g, flows);
-    for_each_pair(flows, [&](const Flow& f) {
-      for (DirLink d : flow_hops(router, f.src, f.dst, out[g], shortcut)) {
-        const auto i = static_cast<std::size_t>(d);
-        if (stamp[i] != generation) {
-          stamp[i] = generation;
-          used.push_back(d);
-        }
-        load[i] += f.weight;
+    auto add = [&](DirLink d, double weight) {
+      const auto i = static_cast<std::size_t>(d);
+      if (stamp[i] != generation) {
+        stamp[i] = generation;
+        used.push_back(d);
       }
-    });
+      load[i] += weight;
+    };
+    auto add_pair = [&](const Flow& f) {
+      for (DirLink d : flow_hops(router, f.src, f.dst, out[g], shortcut)) add(d, f.weight);
+    };
+    if (threads < 2 || flows.size() < kSplitFrom) {
+      for_each_pair(flows, add_pair);
+    } else {
+      while (static_cast<int>(helpers.size()) < std::min(threads - 1, kMaxHelpers))
+        helpers.push_back(std::make_unique<PairRouter>(router));
+      SplitRouting split(helpers, out[g], add_pair, add);
+      for_each_pair(flows, [&](const Flow& f) { split.push(f); });
+      split.finish();
+    }
     used_end[g] = used.size();
   }
   for (std::size_t g = 0, i = 0; g < groups; ++g)
     for (; i < used_end[g]; ++i)
       fold_link(t, used[i], load[static_cast<std::size_t>(used[i])], out[g]);
-  for (DirLink d : used) load[static_cast<std::size_t>(d)] = 0;
   return out;
 }
 
@@ -248,13 +308,14 @@ std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vec
 }
 
 std::vector<GroupLoad> evaluate_each(const Router& router, std::size_t groups,
-                                     const FlowSource& flows_of) {
+                                     const FlowSource& flows_of, int threads) {
   std::vector<GroupLoad> each;
   each.reserve(groups);
   for (std::size_t g = 0; g < groups; ++g)
-    each.push_back(evaluate_loads(router, 1, [&](std::size_t, std::vector<Flow>& out) {
-                     flows_of(g, out);
-                   }).front());
+    each.push_back(
+        evaluate_loads(
+            router, 1, [&](std::size_t, std::vector<Flow>& out) { flows_of(g, out); }, threads)
+            .front());
   return each;
 }
 

@@ -27,12 +27,15 @@ std::vector<GroupLoad> evaluate_loads(const Router& router, std::vector<std::vec
 // The same, each group's flows made when its turn comes by flows_of(g, out) (out empty on
 // entry) and dropped once routed: only one group's are held, however many groups run (the
 // plan's contrast prices 12,500 TP groups at once on 100,000 GPUs, issue 32).
+// With threads > 1 a large group's pairs are routed on that many threads (helpers with routers
+// of their own, made from `router`); the loads are summed in the same order, so the answer is
+// the same for any count.
 using FlowSource = std::function<void(std::size_t group, std::vector<Flow>& out)>;
 std::vector<GroupLoad> evaluate_loads(const Router& router, std::size_t groups,
-                                      const FlowSource& flows_of);
+                                      const FlowSource& flows_of, int threads = 1);
 // Each group alone (groups that do not run at the same time), made one at a time likewise.
 std::vector<GroupLoad> evaluate_each(const Router& router, std::size_t groups,
-                                     const FlowSource& flows_of);
+                                     const FlowSource& flows_of, int threads = 1);
 
 // flows[from, end) merged as evaluate_loads merges a group's set: each (src, dst) pair once, in
 // (src, dst) order, equal pairs summed in ascending weight. A generator whose repeated pairs

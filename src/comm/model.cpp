@@ -173,7 +173,8 @@ std::vector<GroupLoad> CollectiveModel::Impl::compute_loads(const Router& r, con
 std::vector<GroupLoad> CollectiveModel::Impl::evaluate_set(const Router& r, const Pattern& p,
                                                            const comm::FlowSource& flows_of) {
   const std::size_t n = p.shared->groups.size();
-  return p.independent ? comm::evaluate_each(r, n, flows_of) : comm::evaluate_loads(r, n, flows_of);
+  return p.independent ? comm::evaluate_each(r, n, flows_of, p.threads)
+                       : comm::evaluate_loads(r, n, flows_of, p.threads);
 }
 
 const std::vector<GroupLoad>& CollectiveModel::Impl::store_loads(

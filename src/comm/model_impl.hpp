@@ -44,6 +44,9 @@ struct PreparedPattern {
   std::map<Algorithm, std::vector<int>> reps;
   // Direct (p2p) sets: a group's size and largest peer transfer per byte of the priced size.
   std::vector<double> size_factor, peer_factor;
+  // Threads the engine routes a large set's pairs on (CollectiveOptions::threads of the last
+  // choice made on this pattern); the loads do not depend on it.
+  int threads = 1;
 };
 
 // nccl-tests alltoallv size of a traffic matrix: the largest per-rank send or receive volume;
@@ -199,10 +202,6 @@ struct CollectiveModel::Impl {
                                              CollOp op, int root) const;
   const std::vector<comm::GroupLoad>& store_loads(Pattern& p, Algorithm a, CollOp op, int root,
                                                   std::vector<comm::GroupLoad> each) const;
-  // With o.threads > 1: the loads of the first two candidate algorithms loads() would route
-  // (in order of their floors), the second on another thread.
-  void prefetch_loads(Pattern& p, const std::vector<Candidate>& order, CollOp op,
-                      const CollectiveOptions& o, bool fast) const;
   const std::vector<int>& reps(Pattern& p, Algorithm a, CollOp op, int root, bool fast) const;
   // Direct (p2p) transfers of every group at once, or each alone; weights[i] per byte.
   std::vector<comm::GroupLoad> direct_loads(const Pattern& p,

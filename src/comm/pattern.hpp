@@ -47,7 +47,8 @@ GroupInfo analyse_group(const Router& router, const std::vector<int>& gpus, bool
 // rotated so that each channel enters and leaves a server through a different NIC.
 void ring_flows(const GroupInfo& g, double weight_per_edge, std::vector<Flow>& out);
 void chain_flows(const GroupInfo& g, int root, std::vector<Flow>& out);
-void tree_flows(const GroupInfo& g, std::vector<Flow>& out);
+// `reuse_server_shapes` = false makes every server's chains afresh (the tests' reference).
+void tree_flows(const GroupInfo& g, std::vector<Flow>& out, bool reuse_server_shapes = true);
 void nvls_flows(const Router& r, const GroupInfo& g, CollOp op, double efficiency,
                 std::vector<Flow>& out);
 void nvls_tree_flows(const Router& r, const GroupInfo& g, double efficiency,
