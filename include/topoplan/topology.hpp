@@ -5,6 +5,7 @@
 // models add load per DirLink.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <span>
@@ -24,8 +25,8 @@ std::string_view to_string(DeviceType type);
 
 // Fields are ordered to pack (40 bytes): a 100,000-GPU cluster holds 300,000 of them.
 struct Device {
-  DeviceId id;     // unique: "gpu3" in a server, "n12/gpu3" in a cluster, "leaf4", "spine0"
-  Name model;      // catalog name for GPUs and NICs ("H20", "ConnectX-7"); free text otherwise
+  DeviceId id;  // unique: "gpu3" in a server, "n12/gpu3" in a cluster, "leaf4", "spine0"
+  Name model;   // catalog name for GPUs and NICs ("H20", "ConnectX-7"); free text otherwise
   DeviceType type = DeviceType::Gpu;
   int node = -1;         // server index 0..N-1; -1 for devices outside servers (fabric switches)
   int local_index = -1;  // index among devices of the same type in its node (gpu3 → 3)
@@ -68,6 +69,16 @@ struct Adjacent {
   DirLink out;  // the directed link leaving the vertex
   int device;   // the device at its other end
 };
+
+namespace detail {
+// The adjacency index's arrays (src/hw/topology_impl.hpp builds them on first use, under a
+// lock): visible here so that neighbours() reads them inline once `fresh` is set.
+struct AdjacencyView {
+  std::vector<int> offsets;       // device d's entries are [offsets[d], offsets[d + 1])
+  std::vector<Adjacent> entries;  // 2 per link (1 for a self link)
+  std::atomic<bool> fresh{false};
+};
+}  // namespace detail
 
 struct Diagnostic {
   std::string location;  // JSON pointer or device id
@@ -142,7 +153,15 @@ class Topology {
   std::vector<int> nics_of_node(int node) const;
 
   // Outgoing directed links of a device, in link-index order (valid until the topology changes).
-  std::span<const Adjacent> neighbours(int device) const;
+  // Inline: the load engine asks it twice per routed pair (out of line, with its range check,
+  // it was 7% of a collective over 100,000 GPUs, issue 32).
+  std::span<const Adjacent> neighbours(int device) const {
+    if (device < 0 || static_cast<std::size_t>(device) >= device_count_)
+      out_of_range("device", device);
+    if (!adjacency_->fresh.load(std::memory_order_acquire)) build_adjacency();
+    const int* at = adjacency_->offsets.data() + device;
+    return {adjacency_->entries.data() + at[0], static_cast<std::size_t>(at[1] - at[0])};
+  }
   double bw_GBps(DirLink d) const {
     return link_properties_[record(link_of(d)).properties].bw_GBps;
   }
@@ -180,6 +199,7 @@ class Topology {
  private:
   [[noreturn]] static void out_of_range(const char* what, int index);
   void refresh_views();  // after the Impl's vectors change
+  void build_adjacency() const;
   const detail::LinkRecord& record(int index) const {
     if (index < 0 || static_cast<std::size_t>(index) >= link_count_) out_of_range("link", index);
     return links_[index];
@@ -189,7 +209,8 @@ class Topology {
   std::unique_ptr<Impl> impl_;
   const Device* devices_ = nullptr;
   const detail::LinkRecord* links_ = nullptr;
-  const Link* link_properties_ = nullptr;  // property sets; their ends are unused (-1)
+  const Link* link_properties_ = nullptr;             // property sets; their ends are unused (-1)
+  const detail::AdjacencyView* adjacency_ = nullptr;  // the Impl's, built on first use
   std::size_t device_count_ = 0, link_count_ = 0;
 };
 

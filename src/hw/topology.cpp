@@ -19,7 +19,9 @@ std::string_view to_string(LinkKind kind) {
   return name_of(detail::kLinkKindNames, kind, "unknown");
 }
 
-Topology::Topology() : impl_(std::make_unique<Impl>()) {}
+Topology::Topology() : impl_(std::make_unique<Impl>()) {
+  refresh_views();
+}
 Topology::~Topology() = default;
 // A move keeps the Impl (and its vectors' storage), so the views move with it; the moved-from
 // topology is left with no Impl and empty views.
@@ -31,6 +33,7 @@ Topology::Topology(Topology&& other) noexcept
       devices_(std::exchange(other.devices_, nullptr)),
       links_(std::exchange(other.links_, nullptr)),
       link_properties_(std::exchange(other.link_properties_, nullptr)),
+      adjacency_(std::exchange(other.adjacency_, nullptr)),
       device_count_(std::exchange(other.device_count_, 0)),
       link_count_(std::exchange(other.link_count_, 0)) {}
 Topology& Topology::operator=(Topology&& other) noexcept {
@@ -42,6 +45,7 @@ Topology& Topology::operator=(Topology&& other) noexcept {
     devices_ = std::exchange(other.devices_, nullptr);
     links_ = std::exchange(other.links_, nullptr);
     link_properties_ = std::exchange(other.link_properties_, nullptr);
+    adjacency_ = std::exchange(other.adjacency_, nullptr);
     device_count_ = std::exchange(other.device_count_, 0);
     link_count_ = std::exchange(other.link_count_, 0);
   }
@@ -61,6 +65,7 @@ void Topology::refresh_views() {
   links_ = impl_->links.data();
   link_count_ = impl_->links.size();
   link_properties_ = impl_->link_properties.sets().data();
+  adjacency_ = &impl_->adjacency;
 }
 
 void Topology::out_of_range(const char* what, int index) {
@@ -161,13 +166,8 @@ std::vector<int> Topology::nics_of_node(int node) const {
   return out;
 }
 
-std::span<const Adjacent> Topology::neighbours(int device_index) const {
-  device(device_index);  // range check
-  AdjacencyIndex& adj = impl_->adjacency;
-  if (!adj.fresh.load(std::memory_order_acquire)) adj.build(device_count(), impl_->links);
-  const auto at = static_cast<std::size_t>(device_index);
-  return {adj.entries.data() + adj.offsets[at],
-          static_cast<std::size_t>(adj.offsets[at + 1] - adj.offsets[at])};
+void Topology::build_adjacency() const {
+  impl_->adjacency.build(device_count(), impl_->links);
 }
 
 const Catalog& Topology::catalog() const {

@@ -55,14 +55,11 @@ struct IdIndex {
 // on several threads may trigger it. A vector per device cost a header and an allocation each,
 // 24 MB for a 100,000-GPU cluster's 300,000 devices against 11 MB flat (issue 32). Copies get a
 // fresh mutex and are rebuilt on their first use.
-struct AdjacencyIndex {
-  std::vector<int> offsets;       // device d's entries are [offsets[d], offsets[d + 1])
-  std::vector<Adjacent> entries;  // 2 per link (1 for a self link)
-  std::atomic<bool> fresh{false};
+struct AdjacencyIndex : detail::AdjacencyView {
   mutable std::mutex mutex;
 
   AdjacencyIndex() = default;
-  AdjacencyIndex(const AdjacencyIndex&) {}
+  AdjacencyIndex(const AdjacencyIndex&) : detail::AdjacencyView() {}
   AdjacencyIndex& operator=(const AdjacencyIndex&) {
     std::lock_guard<std::mutex> lock(mutex);
     offsets.clear();
