@@ -35,9 +35,12 @@ class DeviceId {
   friend bool operator==(const DeviceId& a, const DeviceId& b) {
     return a.server_ == b.server_ && a.rest_ == b.rest_;
   }
-  friend bool operator==(const DeviceId& a, std::string_view b) { return a == DeviceId(b); }
-  friend bool operator==(const DeviceId& a, const std::string& b) { return a == DeviceId(b); }
-  friend bool operator==(const DeviceId& a, const char* b) { return a == DeviceId(b); }
+  // Against text: split as the constructor would, without adding the text to the pool.
+  friend bool operator==(const DeviceId& a, std::string_view b);
+  friend bool operator==(const DeviceId& a, const std::string& b) {
+    return a == std::string_view(b);
+  }
+  friend bool operator==(const DeviceId& a, const char* b) { return a == std::string_view(b); }
   friend bool operator<(const DeviceId& a, const DeviceId& b) { return a.str() < b.str(); }
 
  private:

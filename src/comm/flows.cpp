@@ -3,6 +3,7 @@
 // Weights sum every step and pipeline chunk of the algorithm, so that for a pipelined algorithm
 // the transfer time is (most loaded link's weight × size) ÷ its achieved bandwidth.
 #include <algorithm>
+#include <functional>
 
 #include "comm/loads.hpp"
 #include "comm/pattern.hpp"
@@ -80,8 +81,9 @@ std::vector<std::pair<int, int>> ring_edges(const GroupInfo& g, int c) {
 class ChainShape {
  public:
   bool matches(const GroupInfo& g, std::size_t k) {
-    return known_ && g.by_node[k].size() == pattern_.size() && ascending(g.by_node[k]) &&
-           nic_pattern(g, k) == pattern_;
+    if (!known_ || g.by_node[k].size() != pattern_.size() || !ascending(g.by_node[k])) return false;
+    nic_pattern(g, k, scratch_);
+    return scratch_ == pattern_;
   }
   // Learns server k's shape from its merged chain pairs out[from, end) and its heads (the last
   // entry of each channel's list).
@@ -90,7 +92,7 @@ class ChainShape {
     const std::vector<int>& node = g.by_node[k];
     known_ = ascending(node);
     if (!known_) return;
-    pattern_ = nic_pattern(g, k);
+    nic_pattern(g, k, pattern_);
     pairs_.clear();
     for (std::size_t i = from; i < out.size(); ++i)
       pairs_.push_back({position(node, out[i].src), position(node, out[i].dst), out[i].weight});
@@ -108,24 +110,26 @@ class ChainShape {
   }
 
  private:
-  static bool ascending(const std::vector<int>& node) {
-    return std::is_sorted(node.begin(), node.end()) &&
-           std::adjacent_find(node.begin(), node.end()) == node.end();
+  static bool ascending(const std::vector<int>& node) {  // strictly
+    return std::adjacent_find(node.begin(), node.end(), std::greater_equal<int>()) == node.end();
   }
-  // Each GPU's NIC as the index of that NIC's first user.
-  static std::vector<int> nic_pattern(const GroupInfo& g, std::size_t k) {
-    const std::vector<int>& nic = g.nic_of[k];
-    std::vector<int> p(nic.size());
-    for (std::size_t i = 0; i < nic.size(); ++i)
-      p[i] = static_cast<int>(std::find(nic.begin(), nic.end(), nic[i]) - nic.begin());
-    return p;
+  // Each GPU's NIC as that NIC's place among the server's distinct NICs in order of first use
+  // (server_pass's order), written into `out` (a buffer reused across servers).
+  void nic_pattern(const GroupInfo& g, std::size_t k, std::vector<int>& out) {
+    distinct_.clear();
+    out.clear();
+    for (int nic : g.nic_of[k]) {
+      const auto at = std::find(distinct_.begin(), distinct_.end(), nic);
+      out.push_back(static_cast<int>(at - distinct_.begin()));
+      if (at == distinct_.end()) distinct_.push_back(nic);
+    }
   }
   static int position(const std::vector<int>& node, int device) {
     return static_cast<int>(std::lower_bound(node.begin(), node.end(), device) - node.begin());
   }
 
   bool known_ = false;
-  std::vector<int> pattern_;
+  std::vector<int> pattern_, scratch_, distinct_;
   std::vector<Flow> pairs_;  // src and dst are positions in the server's GPU list
   std::vector<int> heads_;
 };

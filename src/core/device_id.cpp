@@ -31,6 +31,12 @@ DeviceId::DeviceId(std::string_view text) {
   rest_ = Name(server_ < 0 ? text : text.substr(rest));
 }
 
+bool operator==(const DeviceId& a, std::string_view b) {
+  std::size_t rest = 0;
+  const int server = server_prefix(b, rest);
+  return a.server_ == server && a.rest_ == (server < 0 ? b : b.substr(rest));
+}
+
 DeviceId DeviceId::in_server(int server, const DeviceId& local) {
   if (local.server_ >= 0 || server < 0) return DeviceId("n" + std::to_string(server) + "/" + local);
   DeviceId id;
