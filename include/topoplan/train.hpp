@@ -21,6 +21,16 @@
 
 namespace topoplan {
 
+// Gradient precision of the data-parallel reduction and the gradient buffer (--grad-reduce).
+enum class GradReduce { BF16, FP32 };
+std::string_view to_string(GradReduce g);
+GradReduce parse_grad_reduce(std::string_view text);  // "bf16" | "fp32"; UnknownNameError
+// The engine's own: BF16 for "nemo" (performance recipes), FP32 otherwise.
+GradReduce default_grad_reduce(std::string_view engine);
+// Bytes per gradient element: 2 (BF16) or 4 (FP32); the request's resolved value.
+struct TrainRequest;
+double grad_bytes_per_param(const TrainRequest& q);
+
 enum class TrainPrecision { BF16, FP8 };
 std::string_view to_string(TrainPrecision p);            // "bf16", "fp8"
 TrainPrecision parse_train_precision(std::string_view);  // UnknownNameError otherwise
@@ -97,6 +107,13 @@ struct TrainRequest {
   // linear-layer parameter. Needs a ZeRO stage >= 1 (Megatron: the distributed optimizer or
   // FSDP); a no-op for BF16 strategies.
   bool fp8_param_gather = false;
+  // --grad-reduce: the precision of the gradient buffer and of its data-parallel reduction.
+  // Unset: the engine's (default_grad_reduce). FP32 is Megatron-LM's for bf16 training
+  // (arguments.py: "accumulate and all-reduce gradients in fp32 for bfloat16 data type", fp32
+  // main_grad buffers unless --grad-reduce-in-bf16) and torchtitan's (FSDP2 reduce_dtype from
+  // training.mixed_precision_reduce = float32); BF16 is what the NeMo / Megatron-Bridge
+  // performance recipes set (grad_reduce_in_fp32 = False).
+  std::optional<GradReduce> grad_reduce;
   // GEMM precision. Unset: the model's own (FP8 for a model whose weights are FP8, such as
   // DeepSeek-V3, on a GPU with FP8 tensor cores; else BF16), never chosen by the search unless
   // `search_precision` (`--precision auto`) asks for both.
@@ -140,7 +157,7 @@ struct TrainRequest {
 struct TrainMemory {
   double capacity_bytes = 0;
   double weights_bytes = 0;      // bf16 parameters (/dp under ZeRO-3) + FP8 weight copies
-  double grads_bytes = 0;        // bf16 gradients (/dp under ZeRO-2/3)
+  double grads_bytes = 0;        // gradient buffer, 2 or 4 B (--grad-reduce) (/dp under ZeRO-2/3)
   double optimizer_bytes = 0;    // fp32 master + Adam m, v: 12 B/param (/dp under ZeRO >= 1)
   double activations_bytes = 0;  // stored activations of the in-flight micro-batches
   double buffers_bytes = 0;      // ZeRO-3 gathered layers, NCCL buffers, logits workspace

@@ -64,6 +64,11 @@ void add_train_flags(CLI::App& sub, TrainFlags& f) {
   sub.add_flag("--fp8-param-gather", f.fp8_param_gather,
                "train: FP8 strategies keep linear weights in FP8 only and all-gather them in "
                "FP8 (Megatron --fp8-param-gather; needs --zero >= 1)");
+  sub.add_option("--grad-reduce", f.grad_reduce,
+                 "train: gradient buffer and data-parallel reduction precision, fp32 (Megatron-LM "
+                 "and torchtitan defaults) | bf16 (NeMo / Megatron-Bridge performance recipes); "
+                 "default: the engine's")
+      ->check(CLI::IsMember({"bf16", "fp32"}));
   sub.add_option("--sp", f.sp, "train: pin sequence parallelism (true/false)");
   sub.add_option("--train-tokens,--tokens", f.train_tokens,
                  "train: tokens to train on, e.g. 15T (days_to_train; compare: the budget)")
@@ -102,6 +107,7 @@ TrainRequest train_request(const TrainFlags& f, const TrainPins& pins) {
     if (!q.recompute) q.recompute = Recompute::Selective;
   }
   q.fp8_param_gather = f.fp8_param_gather;
+  if (!f.grad_reduce.empty()) q.grad_reduce = parse_grad_reduce(f.grad_reduce);
   if (f.precision == "auto")
     q.search_precision = true;
   else if (!f.precision.empty())

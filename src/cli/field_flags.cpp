@@ -51,6 +51,7 @@ const std::map<std::string, std::string>& table() {
       {"ep_overlap", "--ep-overlap"},
       {"recompute_modules", "--recompute-modules"},
       {"fp8_param_gather", "--fp8-param-gather"},
+      {"grad_reduce", "--grad-reduce"},
       // CollectiveOptions (collective), ComputeModel (roofline --mem-bw).
       {"algorithm", "--algo"},
       {"protocol", "--proto"},

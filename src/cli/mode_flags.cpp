@@ -48,6 +48,7 @@ const std::vector<std::string>& train_only_flags() {
                                                  "--recompute",
                                                  "--recompute-modules",
                                                  "--fp8-param-gather",
+                                                 "--grad-reduce",
                                                  "--sp",
                                                  "--train-tokens",
                                                  "--tp-comm-overlap",

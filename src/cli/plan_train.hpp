@@ -18,7 +18,7 @@ struct TrainFlags {
   int global_batch = 2048;
   std::optional<int> micro_batch, vp, cp, zero;
   std::string recompute, recompute_modules, precision, sp, moe_dispatcher = "alltoall", engine,
-                                                           pp_schedule = "1f1b";
+                                                           grad_reduce, pp_schedule = "1f1b";
   double train_tokens = 0;
   bool tp_comm_overlap = false, no_flash_attention = false, dropout = false, no_timing = false;
   bool ep_overlap = false, fp8_param_gather = false;

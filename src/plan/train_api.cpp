@@ -32,6 +32,28 @@ TrainPrecision default_train_precision(const ModelSpec& m, bool gpu_has_fp8) {
                                                              : TrainPrecision::BF16;
 }
 
+std::string_view to_string(GradReduce g) {
+  return g == GradReduce::FP32 ? "fp32" : "bf16";
+}
+
+GradReduce parse_grad_reduce(std::string_view text) {
+  for (GradReduce g : {GradReduce::BF16, GradReduce::FP32})
+    if (text == to_string(g)) return g;
+  throw UnknownNameError("grad_reduce", std::string(text), {"bf16", "fp32"});
+}
+
+GradReduce default_grad_reduce(std::string_view engine) {
+  // NeMo 2.0 and Megatron-Bridge performance recipes set grad_reduce_in_fp32 = False (NeMo
+  // scripts/performance and the recipes' performance optimizations; Megatron-Bridge
+  // scripts/performance configs: cfg.ddp.grad_reduce_in_fp32 = False). Megatron-LM itself
+  // accumulates and reduces bf16 training's gradients in fp32, torchtitan reduces in fp32.
+  return engine == "nemo" ? GradReduce::BF16 : GradReduce::FP32;
+}
+
+double grad_bytes_per_param(const TrainRequest& q) {
+  return q.grad_reduce.value_or(default_grad_reduce(q.engine)) == GradReduce::FP32 ? 4.0 : 2.0;
+}
+
 void apply_train_engine(TrainRequest& q, const std::string& engine) {
   if (engine.empty() || engine == "megatron") {
     q.engine = "megatron";
@@ -246,6 +268,7 @@ TrainingResult plan_training(const ModelSpec& m, const Router& r, const TrainReq
   TrainRequest req = q;
   if (req.gpus == 0 && req.tp && req.pp && req.dp)
     req.gpus = *req.tp * *req.pp * *req.dp * req.cp.value_or(1);  // pins smaller than the topology
+  if (!req.grad_reduce) req.grad_reduce = default_grad_reduce(req.engine);
   train::Evaluator e(m, r, req);
   if (!req.precision && !req.search_precision)
     e.req.precision = req.precision = default_train_precision(m, e.gpu.fp8_TFLOPS > 0);

@@ -125,7 +125,10 @@ TrainMemory memory_from(const ModelSpec& m, const TrainStrategy& s, const TrainR
     if (s.precision == TrainPrecision::FP8) r.weights_bytes += 2 * p.gemm / w_div_d;
     if (fp8_param_gather(s, q)) r.weights_bytes -= 2 * p.gemm / w_div_d;
     double g_div_d = s.zero >= 2 ? dpz : 1, g_div_e = s.zero >= 2 ? edp : 1;
-    r.grads_bytes = 2 * (p.dense / g_div_d + p.expert / g_div_e);
+    // The gradient buffer in the reduction's precision (--grad-reduce): Megatron's main_grad is
+    // fp32 by default for bf16 training (its distributed-optimizer guide: 6 + 12/d B per
+    // parameter for "bf16 param, fp32 grads"), bf16 where the recipe reduces in bf16.
+    r.grads_bytes = grad_bytes_per_param(q) * (p.dense / g_div_d + p.expert / g_div_e);
     // DualPipe keeps two copies of the model's parameters (each GPU holds a stage of both
     // directions, DeepSeek-V3 §3.2.1): twice the weights and gradients; one optimizer state.
     if (s.dualpipe) r.weights_bytes *= 2, r.grads_bytes *= 2;

@@ -264,12 +264,15 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   const double G_d = std::min(P_d, std::max(first.gemm - first.expert, last.gemm - last.expert));
   const double ag_bytes_d = fp8_ag ? 2 * P_d - G_d : 2 * P_d;
   const double ag_bytes_e = fp8_ag ? 2 * P_e - G_e : 2 * P_e;
+  // Gradients are reduced in their buffer's precision (--grad-reduce: 4 B fp32 or 2 B bf16);
+  // parameters are gathered in bf16 (or FP8, above).
+  const double gb = grad_bytes_per_param(req);
   if (s.zero == 0)
-    overlapped(dp_op(CollOp::AllReduce, 2 * P_d, 2 * P_e), crit.bwd,
-               sm_share(CollOp::AllReduce, 2 * P_d, 2 * P_e));
+    overlapped(dp_op(CollOp::AllReduce, gb * P_d, gb * P_e), crit.bwd,
+               sm_share(CollOp::AllReduce, gb * P_d, gb * P_e));
   if (s.zero == 1 || s.zero == 2) {
-    double rs = dp_op(CollOp::ReduceScatter, 2 * P_d, 2 * P_e);
-    double rs_share = sm_share(CollOp::ReduceScatter, 2 * P_d, 2 * P_e);
+    double rs = dp_op(CollOp::ReduceScatter, gb * P_d, gb * P_e);
+    double rs_share = sm_share(CollOp::ReduceScatter, gb * P_d, gb * P_e);
     // ZeRO-2 keeps only a gradient shard, so every micro-batch's gradients are reduced.
     for (int i = 0; i < (s.zero == 2 ? m : 1); ++i) overlapped(rs, crit.bwd, rs_share);
     overlapped(dp_op(CollOp::AllGather, ag_bytes_d, ag_bytes_e), crit.fwd,
@@ -279,7 +282,7 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     // Per layer and micro-batch: gather the layer for its forward and again for its backward,
     // reduce-scatter its gradients; each prefetched behind the previous layer's compute.
     double ag = dp_op(CollOp::AllGather, ag_bytes_d / L, ag_bytes_e / L);
-    double rs = dp_op(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
+    double rs = dp_op(CollOp::ReduceScatter, gb * P_d / L, gb * P_e / L);
     double n = double(m) * L;
     double ag_exp = std::max(0.0, ag - crit.layer_fwd) + std::max(0.0, ag - crit.layer_bwd);
     B.zero3_us = n * ag_exp + ag;  // the first gather has nothing to hide behind
@@ -289,7 +292,7 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
     B.dp_hidden_us = n * (rs - rs_exp);
     B.comm_sm_us +=
         B.zero3_hidden_us * sm_share(CollOp::AllGather, ag_bytes_d / L, ag_bytes_e / L) +
-        B.dp_hidden_us * sm_share(CollOp::ReduceScatter, 2 * P_d / L, 2 * P_e / L);
+        B.dp_hidden_us * sm_share(CollOp::ReduceScatter, gb * P_d / L, gb * P_e / L);
   }
   // Optimizer (Megatron's mixed-precision step): fused multi-tensor Adam over fp32 main params,
   // main grads, m and v (reads 16 B, writes 12 B per param), then the copy of the updated main

@@ -249,6 +249,8 @@ std::vector<LaunchFlag> build() {
       {"megatron", "--fp8-param-gather",
        "FP8 parameters, all-gathered in FP8 (needs the distributed optimizer)", kMeg, args},
       {"megatron", "--bf16", "bf16 training", kMeg, mpc},
+      {"megatron", "--grad-reduce-in-bf16",
+       "gradients accumulated and reduced in bf16 (default for bf16 training: fp32)", kMeg, args},
       {"megatron", "--fp8-format", "FP8 GEMMs (hybrid: e4m3 forward, e5m2 gradients)", kMeg, tc},
       {"megatron", "--tp-comm-overlap", "TP communication overlapped (userbuffers)", kMeg, mpc},
       {"megatron", "--overlap-moe-expert-parallel-comm",

@@ -76,6 +76,8 @@ void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, 
   if (s.precision == TrainPrecision::FP8) c.arg(e, "--fp8-format", "hybrid");
   if (q.fp8_param_gather && s.precision == TrainPrecision::FP8 && s.zero >= 1)
     c.arg(e, "--fp8-param-gather");
+  // Megatron-LM reduces bf16 training's gradients in fp32 unless told otherwise.
+  if (grad_bytes_per_param(q) < 4) c.arg(e, "--grad-reduce-in-bf16");
   if (q.tp_comm_overlap && s.sp) c.arg(e, "--tp-comm-overlap");
   if (s.ep_overlap) c.arg(e, "--overlap-moe-expert-parallel-comm");
   c.arg(e, "--micro-batch-size", std::to_string(s.micro_batch))
@@ -164,6 +166,13 @@ void titan_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, con
     notes +=
         "# FP8 parameter gathers: torchtitan's float8 enable_fsdp_float8_all_gather in the "
         "config\n";
+  // torchtitan's FSDP2 reduces gradients in training.mixed_precision_reduce (float32 default;
+  // some versions accept only float32, so no flag is printed).
+  if (grad_bytes_per_param(q) < 4)
+    notes +=
+        "# --grad-reduce bf16: set training.mixed_precision_reduce = \"bfloat16\" in the config "
+        "where the torchtitan version accepts it (the default and some versions' only value is "
+        "float32)\n";
   if (s.dualpipe)
     notes += "# DualPipe: no torchtitan schedule in this table; the command runs 1F1B\n";
   if (s.ep_overlap)

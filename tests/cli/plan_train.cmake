@@ -115,6 +115,19 @@ topoplan_cli_test(recompute_modules_not_full
                   ARGS plan --mode train --model deepseek-v3 --topology hgx-h100-8 --nodes 8
                        --recompute full --recompute-modules mlp
                   EXIT 2 EXPECT_STDERR "--recompute-modules: apply to selective recompute only")
+# --grad-reduce (Megatron-LM reduces bf16 training's gradients in fp32 by default): bf16 prints
+# Megatron's --grad-reduce-in-bf16, the engine default does not, and the JSON echoes the choice.
+topoplan_cli_test(grad_reduce_bf16_emit
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --tp 1 --pp 1
+                       --dp 8 --zero 1 --grad-reduce bf16 --emit megatron
+                  EXPECT_STDOUT "--bf16 .*--grad-reduce-in-bf16")
+topoplan_cli_test(grad_reduce_engine_default_json
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --engine nemo
+                       --no-timing --json
+                  EXPECT_STDOUT "\"grad_reduce\": \"bf16\"")
+topoplan_cli_test(grad_reduce_unknown
+                  ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --grad-reduce fp16
+                  EXIT 2 EXPECT_STDERR "--grad-reduce: fp16 not in")
 topoplan_cli_test(fp8_param_gather_needs_zero
                   ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8
                        --precision fp8 --zero 0 --fp8-param-gather

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "model/tiny_models.hpp"
+#include "topoplan/error.hpp"
 #include "topoplan/train.hpp"
 
 using namespace topoplan;
@@ -58,6 +59,7 @@ TEST_CASE("train memory: activations of one layer, by hand") {
 TEST_CASE("train memory: one strategy per ZeRO stage, by hand") {
   ModelSpec m = test::tiny_dense();
   TrainRequest q = tiny_request();
+  q.grad_reduce = GradReduce::BF16;  // the NeMo recipes' 2 B gradients; fp32 below
   // Activations: 2 layers x 768 x 1 micro-batch in flight + fp32 logits 4 x T 4 x vocab 16 = 256.
   const double act = 2 * 768 + 256;
   // ZeRO-0: bf16 weights 2 x 1256, grads 2 x 1256, Adam 12 x 1256; one communicator (dp).
@@ -81,6 +83,28 @@ TEST_CASE("train memory: one strategy per ZeRO stage, by hand") {
   CHECK(z3.weights_bytes == 628);
   CHECK(z3.buffers_bytes == kNccl + 1984);
   CHECK(z3.total() == 628 + 628 + 3768 + act + kNccl + 1984);
+}
+
+TEST_CASE("train memory: fp32 gradient buffers (Megatron-LM's and torchtitan's default)") {
+  ModelSpec m = test::tiny_dense();
+  TrainRequest q = tiny_request();  // engine megatron, --grad-reduce unset: fp32
+  CHECK(grad_bytes_per_param(q) == 4);
+  // 4 B x 1256 params: whole under ZeRO-0/1 (Megatron's distributed optimizer keeps the full
+  // fp32 main_grad buffer: 6 + 12/d B per parameter with the 2 B weights), / 4 under ZeRO-2/3.
+  CHECK(train_memory(m, dp4(0), q, 1e12).grads_bytes == 5024);
+  TrainMemory z1 = train_memory(m, dp4(1), q, 1e12);
+  CHECK(z1.grads_bytes == 5024);
+  CHECK(z1.weights_bytes + z1.grads_bytes + z1.optimizer_bytes == (6 + 12.0 / 4) * 1256);
+  CHECK(train_memory(m, dp4(2), q, 1e12).grads_bytes == 1256);
+  CHECK(train_memory(m, dp4(3), q, 1e12).grads_bytes == 1256);
+  // The engine decides when the flag does not: NeMo's performance recipes reduce in bf16.
+  q.engine = "nemo";
+  CHECK(grad_bytes_per_param(q) == 2);
+  q.grad_reduce = GradReduce::FP32;
+  CHECK(grad_bytes_per_param(q) == 4);
+  CHECK(default_grad_reduce("torchtitan") == GradReduce::FP32);
+  CHECK(parse_grad_reduce("bf16") == GradReduce::BF16);
+  CHECK_THROWS_AS(parse_grad_reduce("fp16"), UnknownNameError);
 }
 
 TEST_CASE("train memory: FP8 weight copies and expert states over the expert-DP group") {

@@ -137,10 +137,11 @@ TEST_CASE("--fp8-param-gather: no bf16 copy of linear weights, 1 B per GEMM para
   // the 960 linear weights 2,512.
   CHECK(plain.memory.weights_bytes == 2 * 1256 + 2 * 960);
   CHECK(gathered.memory.weights_bytes == 2 * 1256);
-  // DP: reduce-scatter of bf16 gradients (2,512 B) + all-gather of 960 FP8 + 296 bf16 = 1,552 B.
+  // DP: reduce-scatter of fp32 gradients (4 x 1,256 = 5,024 B; Megatron's default) + all-gather
+  // of 960 FP8 + 296 bf16 = 1,552 B.
   CollectiveModel cm(*mc.router);
   std::vector<int> dp4(mc.topology.gpus().begin(), mc.topology.gpus().begin() + 4);
-  double rs = cm.cost(CollOp::ReduceScatter, dp4, 2512).time_us;
+  double rs = cm.cost(CollOp::ReduceScatter, dp4, 5024).time_us;
   double ag = cm.cost(CollOp::AllGather, dp4, 1552).time_us;
   const TrainBreakdown& b = gathered.breakdown;
   CHECK(b.dp_us + b.dp_hidden_us == doctest::Approx(rs + ag));

@@ -221,10 +221,12 @@ TEST_CASE("train step: DP gradient and parameter traffic per ZeRO stage") {
   TrainRequest q = request(16, 8);
   CollectiveModel cm(*mc.router);
   auto dp4 = gpus(mc, {0, 1, 2, 3});
-  const double grads = 2 * 1256.0;  // bf16
+  // Gradients reduced in fp32 (Megatron-LM's default for bf16 training, --grad-reduce unset),
+  // parameters gathered in bf16.
+  const double grads = 4 * 1256.0, params = 2 * 1256.0;
   double ar = cm.cost(CollOp::AllReduce, dp4, grads).time_us;
   double rs = cm.cost(CollOp::ReduceScatter, dp4, grads).time_us;
-  double ag = cm.cost(CollOp::AllGather, dp4, grads).time_us;
+  double ag = cm.cost(CollOp::AllGather, dp4, params).time_us;
   auto dp_total = [&](int zero) {
     TrainPlan p = evaluate_training(m, *mc.router, q, TrainStrategy{.dp = 4, .zero = zero});
     return p.breakdown.dp_us + p.breakdown.dp_hidden_us;
@@ -233,13 +235,17 @@ TEST_CASE("train step: DP gradient and parameter traffic per ZeRO stage") {
   CHECK(dp_total(1) == doctest::Approx(rs + ag));      // distributed optimizer: RS + AG
   CHECK(dp_total(2) == doctest::Approx(2 * rs + ag));  // RS for each of the 2 micro-batches
   // ZeRO-3: per layer and micro-batch 2 gathers of the layer's share (2 B x 1256 / 2 layers)
-  // and 1 reduce-scatter; the first gather is exposed on top.
-  double ag_l = cm.cost(CollOp::AllGather, dp4, grads / 2).time_us;
+  // and 1 reduce-scatter (4 B x 1256 / 2); the first gather is exposed on top.
+  double ag_l = cm.cost(CollOp::AllGather, dp4, params / 2).time_us;
   double rs_l = cm.cost(CollOp::ReduceScatter, dp4, grads / 2).time_us;
   TrainPlan z3 = evaluate_training(m, *mc.router, q, TrainStrategy{.dp = 4, .zero = 3});
   const TrainBreakdown& b = z3.breakdown;
   CHECK(b.zero3_us + b.zero3_hidden_us == doctest::Approx(2 * 2 * 2 * ag_l + ag_l));
   CHECK(b.dp_us + b.dp_hidden_us == doctest::Approx(2 * 2 * rs_l));
+  // --grad-reduce bf16 (the NeMo recipes): the gradient reductions move 2 B per parameter.
+  q.grad_reduce = GradReduce::BF16;
+  CHECK(dp_total(0) == doctest::Approx(cm.cost(CollOp::AllReduce, dp4, params).time_us));
+  CHECK(dp_total(1) == doctest::Approx(cm.cost(CollOp::ReduceScatter, dp4, params).time_us + ag));
 }
 
 TEST_CASE("train step: pipeline bubble, send/recv count and optimizer") {
