@@ -273,8 +273,15 @@ TrainPlan Evaluator::evaluate(const TrainStrategy& s) const {
   if (s.zero == 1 || s.zero == 2) {
     double rs = dp_op(CollOp::ReduceScatter, gb * P_d, gb * P_e);
     double rs_share = sm_share(CollOp::ReduceScatter, gb * P_d, gb * P_e);
-    // ZeRO-2 keeps only a gradient shard, so every micro-batch's gradients are reduced.
-    for (int i = 0; i < (s.zero == 2 ? m : 1); ++i) overlapped(rs, crit.bwd, rs_share);
+    // ZeRO-2 keeps only a gradient shard, so every micro-batch's gradients are reduced. The
+    // reduce-scatter of one micro-batch runs on the communication stream while the next
+    // micro-batch's forward and backward compute (the next 1F1B slot, or the next accumulation
+    // step without PP): it must finish before that backward writes the same buckets again, so
+    // its window is one micro-batch's forward + backward. The last one has only its own
+    // backward, as ZeRO-1's single reduce-scatter.
+    if (s.zero == 2)
+      for (int i = 0; i + 1 < m; ++i) overlapped(rs, crit.fwd + crit.bwd, rs_share);
+    overlapped(rs, crit.bwd, rs_share);
     overlapped(dp_op(CollOp::AllGather, ag_bytes_d, ag_bytes_e), crit.fwd,
                sm_share(CollOp::AllGather, ag_bytes_d, ag_bytes_e));
   }
