@@ -8,8 +8,10 @@ columnwise (transposed) copies of the input and the output gradient; the copies 
 timing (the model prices them as their own kernels). Writes JSON (docs/training.md, "FP8
 training GEMMs"). Usage: probe_fp8_train_gemm.py --out FILE
 """
-import argparse, json, statistics
+import argparse, json
 import torch
+
+import probe_train_layer  # same folder: its CUDA-event timer
 
 dev = "cuda"
 e4m3 = torch.float8_e4m3fn
@@ -32,19 +34,9 @@ SHAPES = {
 }
 
 
-def timeit(fn, reps=20, warm=5):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record()
-        fn()
-        e1.record()
-        torch.cuda.synchronize()
-        ts.append(e0.elapsed_time(e1) * 1e3)  # µs
-    return statistics.median(ts)
+def timeit(fn):
+    """Median µs of 20 timed calls after 5 warm-up calls (probe_train_layer.py's timer)."""
+    return probe_train_layer.timeit(fn, reps=20, warm=5)["median_us"]
 
 
 def one(T, K, N):
