@@ -47,9 +47,14 @@ TEST_CASE("H100 FP8 training GEMMs: priced as bf16's are, backward factor as bf1
     const nlohmann::json j = nlohmann::json::parse(read_text_file(run));
     REQUIRE(j.at("gpu").get<std::string>().find("H100") != std::string::npos);
     const double T = j.at("tokens");
-    for (const auto& [layer, d] : j.at("layers").items()) {
+    // (No structured bindings: clang 14 cannot capture them in doctest's CAPTURE lambdas.)
+    for (const auto& layer_item : j.at("layers").items()) {
+      const std::string layer = layer_item.key();
+      const nlohmann::json& d = layer_item.value();
       double model[2] = {0, 0}, measured[2] = {0, 0};  // bf16, fp8 forward sums of the layer
-      for (const auto& [lin, r] : d.at("linears").items()) {
+      for (const auto& lin_item : d.at("linears").items()) {
+        const std::string lin = lin_item.key();
+        const nlohmann::json& r = lin_item.value();
         CAPTURE(layer);
         CAPTURE(lin);
         const double K = r.at("K"), N = r.at("N");
