@@ -227,6 +227,8 @@ std::vector<LaunchFlag> build() {
       {"megatron", "--context-parallel-size", "cp", kMeg, mpc},
       {"megatron", "--pipeline-model-parallel-size", "pp", kMeg, mpc},
       {"megatron", "--num-virtual-stages-per-pipeline-rank", "vp (interleaved 1F1B)", kMeg, args},
+      {"megatron", "--pipeline-model-parallel-layout",
+       "layers per pipeline stage when pp x vp does not divide them (sets vp itself)", kMeg, tc},
       {"megatron", "--expert-model-parallel-size", "ep", kMeg, mpc},
       {"megatron", "--expert-tensor-parallel-size", "each expert's TP (etp)", kMeg, mpc},
       {"megatron", "--use-distributed-optimizer", "ZeRO-1: optimizer states sharded over DP", kMeg,

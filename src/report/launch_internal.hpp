@@ -70,6 +70,10 @@ std::string visible_devices(const std::vector<int>& gpus);
 std::string layout_comment(const LaunchNodes& n, int first_rank = 0);
 // The Hugging Face repository of a model (from its sources), else its name.
 std::string model_path_of(const std::vector<std::string>& sources, const std::string& name);
+// Megatron-Core's --pipeline-model-parallel-layout for `layers` decoder layers over pp x vp
+// stages, the first layers mod (pp·vp) stages holding one layer more (the plan's split), e.g.
+// 56 layers, pp 8, vp 6: "Ett|(tt|)*7(t|)*39tL".
+std::string megatron_pipeline_layout(int layers, int pp, int vp);
 // "${N<node>_ADDR}": the address placeholder of a server.
 std::string node_addr(int node);
 

@@ -19,18 +19,19 @@ std::string num(double x) {
   return os.str();
 }
 
-// The plan splits layers over pp x vp chunks with the remainder on the first chunks; Megatron
-// splits evenly unless told otherwise and asserts the split, so an uneven plan needs a layout.
+// The plan's layer split when pp x vp chunks do not divide the layers: one more layer on each
+// of the first layers mod (pp·vp) chunks (stage_layers gives each pipeline rank the same totals).
+// Megatron splits evenly unless told otherwise and asserts the split; its
+// --pipeline-model-parallel-layout states any split.
 std::string uneven_layers_note(int layers, const TrainStrategy& s) {
   const int chunks = s.pp * s.vp;
   if (chunks <= 1 || layers % chunks == 0) return "";
-  return "# " + std::to_string(layers) +
-         " layers do not divide into pp x vp = " + std::to_string(chunks) +
-         " chunks: the plan puts one more layer on each of the first " +
+  return "# " + std::to_string(layers) + " layers over pp x vp = " + std::to_string(chunks) +
+         " chunks: --pipeline-model-parallel-layout gives the first " +
          std::to_string(layers % chunks) +
-         " chunks, which Megatron's even split refuses; give it the layout with "
-         "--pipeline-model-parallel-layout (or --decoder-first/last-pipeline-num-layers "
-         "without vp), or pin a --pp/--vp that divides the layers\n";
+         " chunks one layer more, as the plan prices them (Megatron's even split refuses " +
+         std::to_string(layers) + " layers; the layout also sets the virtual stages, so " +
+         "--num-virtual-stages-per-pipeline-rank is left out)\n";
 }
 
 void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, bool moe,
@@ -41,7 +42,13 @@ void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, 
   if (s.sp) c.arg(e, "--sequence-parallel");
   if (s.cp > 1) c.arg(e, "--context-parallel-size", std::to_string(s.cp));
   c.arg(e, "--pipeline-model-parallel-size", std::to_string(s.pp));
-  if (s.vp > 1) c.arg(e, "--num-virtual-stages-per-pipeline-rank", std::to_string(s.vp));
+  const int chunks = s.pp * s.vp;
+  // Megatron accepts only one of the layout and the virtual stage count (arguments.py).
+  if (chunks > 1 && layers % chunks != 0)
+    c.arg(e, "--pipeline-model-parallel-layout",
+          "'" + megatron_pipeline_layout(layers, s.pp, s.vp) + "'");
+  else if (s.vp > 1)
+    c.arg(e, "--num-virtual-stages-per-pipeline-rank", std::to_string(s.vp));
   if (moe) {
     c.arg(e, "--expert-model-parallel-size", std::to_string(s.ep))
         .arg(e, "--expert-tensor-parallel-size", std::to_string(s.etp));
@@ -182,6 +189,34 @@ void titan_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, con
 }
 
 }  // namespace
+
+// Megatron-Core's layout string (megatron/core/transformer/pipeline_parallel_layer_layout.py,
+// parse_str_to_list; docs/user-guide/features/pipeline_parallel_layout.md): stages in model order
+// split by '|' (stage i runs on pipeline rank i mod pp, virtual stage i / pp), 'E' the embedding
+// on the first, 'L' the loss on the last, 't' one decoder layer; "(x|)*n" repeats n stages and
+// "t*n" n layers. Runs of equal stages are written once.
+std::string megatron_pipeline_layout(int layers, int pp, int vp) {
+  const int chunks = pp * vp;
+  if (layers < 0 || chunks < 1)
+    throw InternalError("pipeline layout of " + std::to_string(layers) + " layers over " +
+                        std::to_string(chunks));
+  const int base = layers / chunks, rem = layers % chunks;
+  auto stage = [&](int i) {
+    const int n = base + (i < rem ? 1 : 0);
+    std::string body =
+        n <= 2 ? std::string(static_cast<std::size_t>(n), 't') : "t*" + std::to_string(n);
+    return (i == 0 ? "E" : "") + body + (i == chunks - 1 ? "L" : "");
+  };
+  std::string out;
+  for (int i = 0;;) {
+    const std::string x = stage(i);
+    int j = i + 1;
+    while (j < chunks - 1 && stage(j) == x) ++j;  // the last stage (with L) ends every run
+    if (i == chunks - 1) return out + x;
+    out += j - i > 1 ? "(" + x + "|)*" + std::to_string(j - i) : x + "|";
+    i = j;
+  }
+}
 
 std::string emit_training(std::string_view engine, const ModelSpec& model,
                           const TrainingResult& r) {

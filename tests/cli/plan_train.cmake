@@ -72,12 +72,17 @@ topoplan_cli_test(plan_train_dp_cp_group
                   ARGS plan --mode train --model llama-3-8b --topology hgx-h100-8 --seq 8192
                        --global-batch 8 --tp 1 --cp 8 --pp 1 --top 1
                   EXPECT_STDOUT "\n  dp-cp +1 +8 +NVL")
-# Layers that do not divide into pp x vp chunks: the emitted command says Megatron's even split
-# refuses it and what to give instead (issue 28: it printed a command Megatron asserts on).
+# Layers that do not divide into pp x vp chunks: the Megatron command states the plan's split
+# with --pipeline-model-parallel-layout (issue 28: it printed a command Megatron asserts on; the
+# layout string itself is checked by hand in tests/report/launch_test.cpp).
 topoplan_cli_test(emit_megatron_uneven_layers
                   ARGS plan --mode train --model mixtral-8x22b --topology hgx-h100-8 --nodes 8
                        --seq 4096 --global-batch 256 --ep 4 --precision fp8 --pp 8 --vp 6 --emit megatron
-                  EXPECT_STDOUT "# 56 layers do not divide into pp x vp = 48 chunks")
+                  EXPECT_STDOUT "--pipeline-model-parallel-layout 'Ett..tt...7.t...39tL'")
+topoplan_cli_test(emit_megatron_uneven_layers_note
+                  ARGS plan --mode train --model mixtral-8x22b --topology hgx-h100-8 --nodes 8
+                       --seq 4096 --global-batch 256 --ep 4 --precision fp8 --pp 8 --vp 6 --emit megatron
+                  EXPECT_STDOUT "# 56 layers over pp x vp = 48 chunks: --pipeline-model-parallel-layout gives the first 8 chunks one layer more")
 topoplan_cli_test(emit_torchtitan_uneven_layers
                   ARGS plan --mode train --model mixtral-8x22b --topology hgx-h100-8 --nodes 8
                        --seq 4096 --global-batch 256 --ep 4 --precision fp8 --pp 8 --vp 6 --emit torchtitan

@@ -3,12 +3,16 @@
 // hand-written expected files by the CLI tests (tests/cli/launch.cmake).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "report/launch.hpp"
 #include "report/launch_internal.hpp"
 #include "topoplan/error.hpp"
+#include "topoplan/model.hpp"
 
 using namespace topoplan;
 
@@ -55,4 +59,97 @@ TEST_CASE("launch: the model path is the Hugging Face repository of the model's 
                                "blob/main/config.json"},
                               "deepseek-r1") == "deepseek-ai/DeepSeek-R1");
   CHECK(report::model_path_of({"paper: arXiv:2412.19437"}, "mine") == "mine");
+}
+
+namespace {
+
+// Megatron-Core's parser (pipeline_parallel_layer_layout.py, parse_str_to_list), restated: commas
+// dropped, "(x)*n" then "c*n" unrolled, stages split at '|'.
+std::vector<std::string> unroll_layout(std::string s) {
+  auto repeat = [](const std::string& x, int n) {
+    std::string r;
+    for (int i = 0; i < n; ++i) r += x;
+    return r;
+  };
+  auto count_at = [](const std::string& t, std::size_t& k) {
+    std::size_t e = k;
+    while (e < t.size() && std::isdigit(static_cast<unsigned char>(t[e]))) ++e;
+    const int n = std::stoi(t.substr(k, e - k));
+    k = e;
+    return n;
+  };
+  std::string groups;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == '(') {
+      const std::size_t close = s.find(')', i);
+      REQUIRE(close != std::string::npos);
+      REQUIRE(s.at(close + 1) == '*');
+      std::size_t k = close + 2;
+      groups += repeat(s.substr(i + 1, close - i - 1), count_at(s, k));
+      i = k;
+    } else {
+      groups += s[i++];
+    }
+  }
+  std::string flat;
+  for (std::size_t i = 0; i < groups.size();) {
+    if (i + 1 < groups.size() && groups[i + 1] == '*') {
+      std::size_t k = i + 2;
+      flat += repeat(std::string(1, groups[i]), count_at(groups, k));
+      i = k;
+    } else {
+      flat += groups[i++];
+    }
+  }
+  std::vector<std::string> stages(1);
+  for (char c : flat) {
+    if (c == '|')
+      stages.emplace_back();
+    else
+      stages.back() += c;
+  }
+  return stages;
+}
+
+}  // namespace
+
+TEST_CASE("launch: Megatron's pipeline layout of an uneven split, by hand") {
+  // 56 layers over pp 8 x vp 6 = 48 stages: one layer each, and the first 56 mod 48 = 8 two.
+  CHECK(report::megatron_pipeline_layout(56, 8, 6) == "Ett|(tt|)*7(t|)*39tL");
+  // Llama 3 405B's 126 layers over pp 16 x vp 6 = 96 stages: 30 of two, 66 of one.
+  CHECK(report::megatron_pipeline_layout(126, 16, 6) == "Ett|(tt|)*29(t|)*65tL");
+  // Without vp, 126 over 16: 14 stages of 8, 2 of 7.
+  CHECK(report::megatron_pipeline_layout(126, 16, 1) == "Et*8|(t*8|)*13t*7|t*7L");
+  CHECK(report::megatron_pipeline_layout(3, 2, 1) == "Ett|tL");
+  CHECK_THROWS_AS(report::megatron_pipeline_layout(3, 0, 1), InternalError);
+}
+
+TEST_CASE("launch: Megatron's pipeline layout gives each rank the plan's layers") {
+  ModelSpec m;
+  for (int layers : {7, 56, 61, 94, 126}) {
+    m.layers = layers;
+    for (int pp : {2, 3, 4, 8, 16}) {
+      for (int vp : {1, 2, 3, 5, 6}) {
+        if (pp * vp > layers) continue;
+        CAPTURE(layers);
+        CAPTURE(pp);
+        CAPTURE(vp);
+        const std::vector<std::string> st =
+            unroll_layout(report::megatron_pipeline_layout(layers, pp, vp));
+        REQUIRE(st.size() == static_cast<std::size_t>(pp * vp));
+        CHECK(st.front().front() == 'E');
+        CHECK(st.back().back() == 'L');
+        std::vector<int> per_rank(static_cast<std::size_t>(pp), 0);
+        int total = 0;
+        for (std::size_t i = 0; i < st.size(); ++i) {
+          const int n = static_cast<int>(std::count(st[i].begin(), st[i].end(), 't'));
+          per_rank[i % static_cast<std::size_t>(pp)] += n;
+          total += n;
+        }
+        CHECK(total == layers);
+        for (int r = 0; r < pp; ++r)
+          CHECK(per_rank[static_cast<std::size_t>(r)] == stage_layers(m, pp, r).count);
+      }
+    }
+  }
 }
