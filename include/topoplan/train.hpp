@@ -27,8 +27,10 @@ std::string_view to_string(GradReduce g);
 GradReduce parse_grad_reduce(std::string_view text);  // "bf16" | "fp32"; UnknownNameError
 // The engine's own: BF16 for "nemo" (performance recipes), FP32 otherwise.
 GradReduce default_grad_reduce(std::string_view engine);
-// Bytes per gradient element: 2 (BF16) or 4 (FP32); the request's resolved value.
 struct TrainRequest;
+// The request's gradient precision, else its engine's (the one place it is resolved).
+GradReduce resolved_grad_reduce(const TrainRequest& q);
+// Bytes per gradient element of resolved_grad_reduce: 2 (BF16) or 4 (FP32).
 double grad_bytes_per_param(const TrainRequest& q);
 
 enum class TrainPrecision { BF16, FP8 };

@@ -50,8 +50,12 @@ GradReduce default_grad_reduce(std::string_view engine) {
   return engine == "nemo" ? GradReduce::BF16 : GradReduce::FP32;
 }
 
+GradReduce resolved_grad_reduce(const TrainRequest& q) {
+  return q.grad_reduce.value_or(default_grad_reduce(q.engine));
+}
+
 double grad_bytes_per_param(const TrainRequest& q) {
-  return q.grad_reduce.value_or(default_grad_reduce(q.engine)) == GradReduce::FP32 ? 4.0 : 2.0;
+  return resolved_grad_reduce(q) == GradReduce::FP32 ? 4.0 : 2.0;
 }
 
 void apply_train_engine(TrainRequest& q, const std::string& engine) {
@@ -268,7 +272,6 @@ TrainingResult plan_training(const ModelSpec& m, const Router& r, const TrainReq
   TrainRequest req = q;
   if (req.gpus == 0 && req.tp && req.pp && req.dp)
     req.gpus = *req.tp * *req.pp * *req.dp * req.cp.value_or(1);  // pins smaller than the topology
-  if (!req.grad_reduce) req.grad_reduce = default_grad_reduce(req.engine);
   train::Evaluator e(m, r, req);
   if (!req.precision && !req.search_precision)
     e.req.precision = req.precision = default_train_precision(m, e.gpu.fp8_TFLOPS > 0);

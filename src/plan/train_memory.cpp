@@ -124,6 +124,13 @@ TrainMemory memory_from(const ModelSpec& m, const TrainStrategy& s, const TrainR
     // fewer.
     if (s.precision == TrainPrecision::FP8) r.weights_bytes += 2 * p.gemm / w_div_d;
     if (fp8_param_gather(s, q)) r.weights_bytes -= 2 * p.gemm / w_div_d;
+    // torchtitan's FSDP2 keeps each parameter's shard in its original fp32 and casts to bf16
+    // only for the all-gather (PyTorch fully_shard MixedPrecisionPolicy: "FSDP ... keeps the
+    // high-precision sharded parameters in memory anyway ... does not require any extra memory
+    // to keep a high-precision copy of the parameters for the optimizer step"): under ZeRO-3 the
+    // shard is the optimizer's fp32 master (its 12 B), and no bf16 shard is held.
+    if (s.zero >= 3 && q.engine == "torchtitan")
+      r.weights_bytes -= 2 * (p.dense / w_div_d + p.expert / w_div_e);
     double g_div_d = s.zero >= 2 ? dpz : 1, g_div_e = s.zero >= 2 ? edp : 1;
     // The gradient buffer in the reduction's precision (--grad-reduce): Megatron's main_grad is
     // fp32 by default for bf16 training (its distributed-optimizer guide: 6 + 12/d B per

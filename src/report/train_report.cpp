@@ -114,7 +114,7 @@ ordered_json request_json(const TrainRequest& q) {
                                 ? ordered_json(recompute_module_names(*q.recompute_modules))
                                 : ordered_json(nullptr)},
       {"fp8_param_gather", q.fp8_param_gather},
-      {"grad_reduce", to_string(q.grad_reduce.value_or(default_grad_reduce(q.engine)))},
+      {"grad_reduce", to_string(resolved_grad_reduce(q))},
       {"reserve_bytes", json_number(q.reserve_bytes)}};
 }
 

@@ -107,6 +107,22 @@ TEST_CASE("train memory: fp32 gradient buffers (Megatron-LM's and torchtitan's d
   CHECK_THROWS_AS(parse_grad_reduce("fp16"), UnknownNameError);
 }
 
+TEST_CASE("train memory: torchtitan's FSDP2 holds the fp32 shard only") {
+  ModelSpec m = test::tiny_dense();
+  TrainRequest q = tiny_request();
+  apply_train_engine(q, "torchtitan");  // ZeRO-3, fp32 gradients
+  // fp32 shard (the optimizer's master, inside its 12 B) + Adam m, v + fp32 gradient shard:
+  // (4 + 8 + 4) / 4 x 1256 = 5024; no bf16 shard (Megatron-FSDP's ZeRO-3 adds 2 / 4 x 1256).
+  TrainMemory z3 = train_memory(m, dp4(3), q, 1e12);
+  CHECK(z3.weights_bytes == 0);
+  CHECK(z3.weights_bytes + z3.grads_bytes + z3.optimizer_bytes == 16.0 / 4 * 1256);
+  q.engine = "megatron";
+  CHECK(train_memory(m, dp4(3), q, 1e12).weights_bytes == 628);
+  // Without resharding after forward (ZeRO-2) the bf16 parameters stay whole, as Megatron's.
+  q.engine = "torchtitan";
+  CHECK(train_memory(m, dp4(2), q, 1e12).weights_bytes == 2512);
+}
+
 TEST_CASE("train memory: FP8 weight copies and expert states over the expert-DP group") {
   ModelSpec m = test::tiny_dense();
   TrainRequest q = tiny_request();
