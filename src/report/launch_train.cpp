@@ -23,9 +23,14 @@ std::string num(double x) {
 // of the first layers mod (pp·vp) chunks (stage_layers gives each pipeline rank the same totals).
 // Megatron splits evenly unless told otherwise and asserts the split; its
 // --pipeline-model-parallel-layout states any split.
-std::string uneven_layers_note(int layers, const TrainStrategy& s) {
+bool uneven_chunks(int layers, const TrainStrategy& s) {
   const int chunks = s.pp * s.vp;
-  if (chunks <= 1 || layers % chunks == 0) return "";
+  return chunks > 1 && layers % chunks != 0;
+}
+
+std::string uneven_layers_note(int layers, const TrainStrategy& s) {
+  if (!uneven_chunks(layers, s)) return "";
+  const int chunks = s.pp * s.vp;
   return "# " + std::to_string(layers) + " layers over pp x vp = " + std::to_string(chunks) +
          " chunks: --pipeline-model-parallel-layout gives the first " +
          std::to_string(layers % chunks) +
@@ -42,9 +47,8 @@ void megatron_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, 
   if (s.sp) c.arg(e, "--sequence-parallel");
   if (s.cp > 1) c.arg(e, "--context-parallel-size", std::to_string(s.cp));
   c.arg(e, "--pipeline-model-parallel-size", std::to_string(s.pp));
-  const int chunks = s.pp * s.vp;
   // Megatron accepts only one of the layout and the virtual stage count (arguments.py).
-  if (chunks > 1 && layers % chunks != 0)
+  if (uneven_chunks(layers, s))
     c.arg(e, "--pipeline-model-parallel-layout",
           "'" + megatron_pipeline_layout(layers, s.pp, s.vp) + "'");
   else if (s.vp > 1)
@@ -139,7 +143,7 @@ void titan_args(LaunchCommand& c, const TrainPlan& p, const TrainRequest& q, con
     // pp x vp stages of equal layers, as the plan prices them (torchtitan's default takes one
     // layer off the first and last stages for the embedding and the output layer).
     const int chunks = s.pp * s.vp;
-    if (m.layers % chunks == 0)
+    if (!uneven_chunks(m.layers, s))
       c.arg(e, "--parallelism.pipeline_parallel_layers_per_stage",
             std::to_string(m.layers / chunks))
           .arg(e, "--parallelism.pipeline_parallel_first_stage_less_layers", "0")
